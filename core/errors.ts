@@ -1,0 +1,74 @@
+/**
+ * Every error the API can answer with is declared here, once: its HTTP status
+ * and its `type`. The body shape is the contract's (API.md §2):
+ * `{type, message, errors?, context?}`. docs/api.md lists them.
+ */
+
+export interface FieldError {
+  field?: string
+  message: string
+  error: 'ValidationError'
+}
+
+export interface ErrorBody {
+  type: string
+  message: string
+  errors?: FieldError[]
+  context?: string
+}
+
+export class ApiError extends Error {
+  readonly statusCode: number
+  readonly type: string
+  readonly errors?: FieldError[]
+  context?: string
+  readonly headers?: Record<string, string>
+
+  constructor (statusCode: number, type: string, message: string, extra: { errors?: FieldError[], context?: string, headers?: Record<string, string> } = {}) {
+    super(message)
+    this.statusCode = statusCode
+    this.type = type
+    this.errors = extra.errors
+    this.context = extra.context
+    this.headers = extra.headers
+  }
+
+  toBody (): ErrorBody {
+    const body: ErrorBody = { type: this.type, message: this.message }
+    if (this.errors !== undefined) body.errors = this.errors
+    if (this.context !== undefined) body.context = this.context
+    return body
+  }
+}
+
+/** Joins field errors into one plain sentence for `message`. */
+function summarise (errors: FieldError[]): string {
+  return errors.map(e => e.field !== undefined ? `${e.field}: ${e.message}` : e.message).join('; ')
+}
+
+export const BadRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message)
+export const ValidationFailed = (errors: FieldError[]): ApiError =>
+  new ApiError(400, 'BadRequest', `Invalid input. ${summarise(errors)}`, { errors })
+export const ExpiredSignature = (): ApiError =>
+  new ApiError(400, 'ExpiredSignatureError', 'Signature has expired. Log in again to get a new token.')
+export const WorkflowException = (message: string): ApiError => new ApiError(400, 'WorkflowException', message)
+export const Unauthorized = (message = 'You are not authorized to access this resource.'): ApiError =>
+  new ApiError(401, 'Unauthorized', message, { headers: { 'www-authenticate': 'Bearer realm="api"' } })
+export const Forbidden = (message: string): ApiError => new ApiError(403, 'Forbidden', message)
+export const NotFound = (url: string, message = `Resource not found: ${url}`): ApiError => new ApiError(404, 'NotFound', message)
+export const MethodNotAllowed = (message: string): ApiError => new ApiError(405, 'MethodNotAllowed', message)
+export const NotAcceptable = (): ApiError =>
+  new ApiError(406, 'NotAcceptable', 'This service answers in JSON: send Accept: application/json or use the ++api++ path.')
+export const Conflict = (message: string): ApiError => new ApiError(409, 'Conflict', message)
+export const PayloadTooLarge = (message: string): ApiError => new ApiError(413, 'PayloadTooLarge', message)
+export const UnsupportedMediaType = (message = 'Request bodies must be JSON (Content-Type: application/json).'): ApiError =>
+  new ApiError(415, 'UnsupportedMediaType', message)
+export const TooManyRequests = (retryAfterSeconds: number): ApiError =>
+  new ApiError(429, 'TooManyRequests', `Too many failed logins. Try again in ${retryAfterSeconds} seconds.`,
+    { headers: { 'retry-after': String(retryAfterSeconds) } })
+export const InternalServerError = (requestId: string): ApiError =>
+  new ApiError(500, 'InternalServerError', `An internal error occurred. Quote request id ${requestId} when reporting it.`)
+export const ServiceUnavailable = (message: string): ApiError => new ApiError(503, 'ServiceUnavailable', message)
+
+/** The TypeBox schema of the error body, for route documentation. */
+export { ErrorSchema } from '../schemas/error.js'

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { batchingLinks, type Batch } from './batching.js'
+import type { ContentRow, Located } from './content-store.js'
+import { allows, Permission, principalsOf, SITE_ROLE_MAP } from './security.js'
+import { addressOf } from './url.js'
+
+export interface ListingOptions {
+  criteria: Record<string, unknown>
+  sortOn: string[]
+  descending: boolean
+  sortLimit?: number
+  batch: Batch
+  metadataFields: string[]
+  fullobjects: boolean
+  facetFields?: string[]
+  showInactive?: boolean
+}
+
+export interface Listing {
+  items: Array<Record<string, unknown>>
+  items_total: number
+  batching?: Record<string, string>
+  facets?: Record<string, Record<string, number>>
+}
+
+/** May the caller see content outside its effective/expiry dates (site-wide)? */
+export function seesInactive (request: FastifyRequest): boolean {
+  return allows(SITE_ROLE_MAP[Permission.AccessInactive], new Set(request.principal.roles))
+}
+
+/**
+ * One page of catalogue results as summaries (or full objects), with the
+ * caller's principals and the effective-date filter always applied: folder
+ * listings and `@search` both answer through this.
+ */
+export async function catalogListing (fastify: FastifyInstance, request: FastifyRequest, options: ListingOptions): Promise<Listing> {
+  const result = await fastify.catalogSearch.search(fastify.db, {
+    criteria: options.criteria,
+    sortOn: options.sortOn,
+    descending: options.descending,
+    sortLimit: options.sortLimit,
+    start: options.batch.start,
+    size: options.batch.size,
+    principals: principalsOf(request.principal),
+    showInactive: options.showInactive === true && seesInactive(request),
+    facetFields: options.facetFields
+  })
+  const items = options.fullobjects
+    ? await fullObjects(fastify, request, result.rows.map(r => String(r.uid)))
+    : result.rows.map(row => fastify.serializer.summaryFromCatalog(request.baseUrl, row, options.metadataFields))
+  const listing: Listing = { items, items_total: result.total }
+  const batching = batchingLinks(request.absoluteUrl(addressOf(request.raw).originalUrl), result.total, options.batch)
+  if (batching !== undefined) listing.batching = batching
+  if (result.facets !== undefined) listing.facets = result.facets
+  return listing
+}
+
+/** Full serializations of a page of results: two queries, whatever the page size. */
+async function fullObjects (fastify: FastifyInstance, request: FastifyRequest, uids: string[]): Promise<Array<Record<string, unknown>>> {
+  if (uids.length === 0) return []
+  const { rows } = await fastify.db.query<ContentRow>(`SELECT * FROM content WHERE uid = ANY($1::uuid[])
+    OR uid IN (SELECT parent_uid FROM content WHERE uid = ANY($1::uuid[]))`, [uids])
+  const byUid = new Map(rows.map(r => [r.uid, r]))
+  return uids.flatMap(uid => {
+    const obj = byUid.get(uid)
+    if (obj === undefined) return [] // deleted since the catalogue answered
+    const parent = obj.parent_uid !== null ? byUid.get(obj.parent_uid) : undefined
+    const located: Located = { obj, lineage: parent !== undefined ? [parent, obj] : [obj], type: fastify.content.typeOf(obj) }
+    return [fastify.serializer.object(request.baseUrl, located)]
+  })
+}

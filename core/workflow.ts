@@ -1,0 +1,63 @@
+import { Permission, SITE_ROLE_MAP, type PermissionName } from './security.js'
+
+/**
+ * A workflow: states that decide who may view and modify, and transitions
+ * guarded by a permission. Declared as data so that a content type can name
+ * another one; `simple_publication` is Plone's default, narrowed as in the
+ * training's `talks_workflow` (contributors see only their own drafts).
+ */
+export interface WorkflowState {
+  title: string
+  /** Role maps that differ from the site's in this state. */
+  permissions: Partial<Record<PermissionName, readonly string[]>>
+}
+
+export interface Transition {
+  title: string
+  from: readonly string[]
+  to: string
+  guard: PermissionName
+}
+
+export interface Workflow {
+  id: string
+  initial: string
+  states: Record<string, WorkflowState>
+  transitions: Record<string, Transition>
+}
+
+const privateViewers = ['Manager', 'Site Administrator', 'Owner', 'Editor'] as const
+
+export const simplePublication: Workflow = {
+  id: 'simple_publication_workflow',
+  initial: 'private',
+  states: {
+    private: {
+      title: 'Private',
+      permissions: { [Permission.View]: privateViewers, [Permission.Modify]: ['Manager', 'Site Administrator', 'Owner', 'Editor'] }
+    },
+    pending: {
+      title: 'Pending review',
+      permissions: { [Permission.View]: [...privateViewers, 'Reviewer'], [Permission.Modify]: ['Manager', 'Site Administrator', 'Reviewer'] }
+    },
+    published: {
+      title: 'Published',
+      permissions: { [Permission.View]: ['Anonymous'], [Permission.Modify]: ['Manager', 'Site Administrator', 'Owner', 'Editor'] }
+    }
+  },
+  transitions: {
+    submit: { title: 'Submit for publication', from: ['private'], to: 'pending', guard: Permission.RequestReview },
+    publish: { title: 'Publish', from: ['private', 'pending'], to: 'published', guard: Permission.Review },
+    retract: { title: 'Retract', from: ['pending', 'published'], to: 'private', guard: Permission.RequestReview },
+    reject: { title: 'Send back', from: ['pending', 'published'], to: 'private', guard: Permission.Review }
+  }
+}
+
+/** Roles granted a permission on an object in `state` of `workflow` (or the site map without one). */
+export function rolesFor (permission: PermissionName, workflow: Workflow | null, state: string | null): readonly string[] {
+  if (workflow !== null && state !== null) {
+    const override = workflow.states[state]?.permissions[permission]
+    if (override !== undefined) return override
+  }
+  return SITE_ROLE_MAP[permission]
+}
