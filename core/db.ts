@@ -55,8 +55,9 @@ export async function createEmbedded (dataDir: string): Promise<Db> {
   // deployment on a real PostgreSQL should not pay.
   const { PGlite } = await import('@electric-sql/pglite')
   const db = await PGlite.create(dataDir)
+  // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned.
   const normalise = (r: { rows: any[], affectedRows?: number }): { rows: any[], rowCount: number } =>
-    ({ rows: r.rows, rowCount: r.affectedRows ?? r.rows.length })
+    ({ rows: r.rows, rowCount: r.rows.length > 0 ? r.rows.length : r.affectedRows ?? 0 })
   return {
     kind: 'embedded',
     async query (sql, params) { return normalise(await db.query(sql, params as any[])) },

@@ -33,7 +33,8 @@ export default fp(async fastify => {
   const { JWT_TTL, LOGIN_MAX_FAILURES, LOGIN_MAX_FAILURES_PER_IP, LOGIN_THROTTLE_WINDOW } = fastify.config
   await fastify.register(jwt, {
     secret: await loadSecret(fastify),
-    sign: { algorithm: 'HS256', expiresIn: JWT_TTL * 1000 },
+    // @fastify/jwt reads a number as seconds.
+    sign: { algorithm: 'HS256', expiresIn: JWT_TTL },
     verify: { algorithms: ['HS256'] }
   })
   const byLogin = new FailureThrottle(LOGIN_MAX_FAILURES, LOGIN_THROTTLE_WINDOW * 1000)

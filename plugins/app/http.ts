@@ -35,6 +35,14 @@ export default fp(async fastify => {
 
   // Plain text is not a body this API takes: without its parser Fastify answers 415.
   fastify.removeContentTypeParser('text/plain')
+  // Clients send `Content-Type: application/json` on bodiless POSTs (@workflow,
+  // @logout): an empty body is no body, not a syntax error.
+  const parseJson = fastify.getDefaultJsonParser('error', 'ignore')
+  fastify.removeContentTypeParser('application/json')
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') { done(null, undefined); return }
+    parseJson(request, body as string, done)
+  })
 
   fastify.addHook('onRequest', async request => {
     request.principal = ANONYMOUS

@@ -47,14 +47,16 @@ export default fp(async fastify => {
   })
 
   fastify.post('/@workflow/:transition', {
+    // The body is optional: a bodiless POST is validated as `{}`.
+    preValidation: async request => { request.body ??= {} },
     schema: {
       summary: 'Take a workflow transition (on any content path)', tags: ['workflow'], security: [{ bearer: [] }],
       params: Type.Object({ transition: Type.String() }),
-      body: Type.Optional(Type.Object({
+      body: Type.Object({
         comment: Type.Optional(Type.String({ maxLength: 10000 })),
         effective: Type.Optional(Type.String({ format: 'date-time' })),
         expires: Type.Optional(Type.String({ format: 'date-time' }))
-      }, { additionalProperties: false })),
+      }, { additionalProperties: false }),
       response: { 200: Entry, ...errorResponses }
     }
   }, async request => {
