@@ -55,7 +55,8 @@ export function createUrlRewriter (sitePath: string): (raw: IncomingMessage) => 
 
 /** Joins a content path to the site's base URL: `/` is the site root itself. */
 export function urlOf (baseUrl: string, path: string): string {
-  return path === '/' ? baseUrl : baseUrl + path.split('/').map(encodeURIComponent).join('/')
+  // `@` names services (`/@users/jane`) and is allowed in a path segment (RFC 3986).
+  return path === '/' ? baseUrl : baseUrl + path.split('/').map(s => encodeURIComponent(s).replace(/%40/g, '@')).join('/')
 }
 
 /** Parent path of a content path (`/` for top-level objects). */
