@@ -3,7 +3,7 @@ import type { Queryable } from './db.js'
 import { BadRequest } from './errors.js'
 import { foldText, pathDepth, type IndexDefinition } from './indexes.js'
 import type { ContentTypeRegistry } from './registry.js'
-import { parseBoolean, parseInteger } from './zope-query.js'
+import { parseBoolean, parseDate, parseInteger } from './zope-query.js'
 
 /** A catalogue query after parsing: index criteria plus sorting and paging. */
 export interface CatalogQuery {
@@ -17,6 +17,8 @@ export interface CatalogQuery {
   principals: string[]
   /** Include content that is not yet effective or has expired. */
   showInactive: boolean
+  /** Include such content when this user created it (the Owner may access inactive content). */
+  showInactiveOf?: string
   facetFields?: string[]
 }
 
@@ -33,55 +35,47 @@ function asRecord (value: unknown): Record<string, unknown> {
 
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]).filter(v => v !== undefined && v !== '')
 
-function parseDate (value: unknown, name: string): Date {
-  const date = value instanceof Date ? value : new Date(String(value))
-  if (Number.isNaN(date.getTime())) throw BadRequest(`Could not parse value '${String(value)}' of '${name}' as a date.`)
-  return date
-}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The words of one query token, each reduced to letters and digits; `word*` becomes a prefix. */
+const termsOf = (token: string): string[] => (token.match(/[\p{L}\p{N}]+\*?/gu) ?? [])
+  .map(w => w.endsWith('*') ? `${w.slice(0, -1)}:*` : w)
 
 /**
  * Turns SearchableText into a PostgreSQL tsquery: words are ANDed, `OR` and
- * `NOT`/`-word` are honoured, `"a phrase"` keeps word order, `word*` matches
- * a prefix. Every word is reduced to letters and digits, so the input cannot
- * inject tsquery syntax. Returns null when nothing searchable is left.
+ * `NOT`/`-word` are honoured, `"a phrase"` (or a word joined by punctuation,
+ * `foo:bar`) keeps word order, `word*` matches a prefix. Every word is reduced
+ * to letters and digits, so the input cannot inject tsquery syntax. Returns
+ * null when nothing searchable is left.
  */
 export function textQuery (input: string): string | null {
-  const tokens = foldText(input).match(/"[^"]*"|\S+/g) ?? []
+  const tokens = foldText(input).match(/-?"[^"]*"?|\S+/g) ?? []
   const parts: string[] = []
-  let pendingOr = false
-  let negate = false
-  const words = (text: string): string[] => (text.match(/[\p{L}\p{N}]+\*?/gu) ?? [])
-    .map(w => w.endsWith('*') ? `${w.slice(0, -1)}:*` : w).filter(w => w !== ':*')
+  let or = false
+  let not = false
   for (const token of tokens) {
-    if (token === 'or') { pendingOr = parts.length > 0; continue }
+    if (token === 'or') { or = parts.length > 0; continue }
     if (token === 'and') continue
-    if (token === 'not') { negate = true; continue }
-    let term: string
-    let text = token
-    if (text.startsWith('-') && text.length > 1) { negate = true; text = text.slice(1) }
-    if (text.startsWith('"')) {
-      const phrase = words(text.replace(/"/g, ' '))
-      if (phrase.length === 0) continue
-      term = phrase.length === 1 ? phrase[0] : `(${phrase.join(' <-> ')})`
-    } else {
-      const w = words(text)
-      if (w.length === 0) continue
-      term = w.length === 1 ? w[0] : `(${w.join(' & ')})`
-    }
-    if (negate) term = `!${term}`
-    negate = false
-    if (pendingOr) parts[parts.length - 1] = `(${parts[parts.length - 1]} | ${term})`
+    if (token === 'not') { not = true; continue }
+    const minus = token.length > 1 && token.startsWith('-')
+    const terms = termsOf(minus ? token.slice(1) : token)
+    if (terms.length === 0) continue
+    let term = terms.length === 1 ? terms[0] : `(${terms.join(' <-> ')})`
+    if (not || minus) term = `!${term}`
+    if (or) parts[parts.length - 1] = `(${parts[parts.length - 1]} | ${term})`
     else parts.push(term)
-    pendingOr = false
+    not = false
+    or = false
   }
   return parts.length === 0 ? null : parts.join(' & ')
 }
 
-/** Query parameters that are not index criteria (plone.restapi's query-wide parameters). */
-export const QUERY_PARAMETERS = new Set([
-  'sort_on', 'sort_order', 'sort_limit', 'b_start', 'b_size', 'metadata_fields', 'fullobjects', 'facet', 'facet.field',
-  'hl', 'hl.fl', 'use_solr', 'show_inactive', 'use_site_search_settings'
+/** Query parameters that are not index criteria (plone.restapi's query-wide parameters, Solr's facet.* and hl.*). */
+const QUERY_PARAMETERS = new Set([
+  'sort_on', 'sort_order', 'sort_limit', 'b_start', 'b_size', 'metadata_fields', 'fullobjects', 'facet',
+  'hl', 'use_solr', 'show_inactive', 'use_site_search_settings'
 ])
+export const isQueryParameter = (name: string): boolean => QUERY_PARAMETERS.has(name) || /^(facet|hl)\./.test(name)
 
 /**
  * The catalogue's query side: Plone's query language translated into one
@@ -103,7 +97,8 @@ export class CatalogSearch {
     const clauses: string[] = [`"allowedRolesAndUsers" && ${p(query.principals)}::text[]`]
     if (!query.showInactive) {
       const now = p(new Date())
-      clauses.push(`("effective" IS NULL OR "effective" <= ${now})`, `("expires" IS NULL OR "expires" > ${now})`)
+      const active = `("effective" IS NULL OR "effective" <= ${now}) AND ("expires" IS NULL OR "expires" > ${now})`
+      clauses.push(query.showInactiveOf === undefined ? active : `(${active} OR "Creator" = ${p(query.showInactiveOf)})`)
     }
     let rank: string | null = null
     for (const [name, raw] of Object.entries(query.criteria)) {
@@ -138,11 +133,17 @@ export class CatalogSearch {
           clauses.push(`${col} = ${p(parseBoolean(values[0], name))}`)
           break
         default: {
-          const convert = (v: unknown): unknown => index.kind === 'date'
-            ? parseDate(v, name)
-            : index.kind === 'int' ? parseInteger(v, name) : String(v)
           const range = record.range === undefined ? undefined : String(record.range)
-          const typed = values.map(convert)
+          // An id that is not a UUID matches nothing; as a range bound it is an error.
+          const kept = index.kind === 'uuid' && range === undefined ? values.filter(v => UUID.test(String(v))) : values
+          if (kept.length === 0) { clauses.push('false'); break }
+          const convert = (v: unknown): unknown => {
+            if (index.kind === 'date') return parseDate(v, name)
+            if (index.kind === 'int') return parseInteger(v, name)
+            if (index.kind === 'uuid' && !UUID.test(String(v))) throw BadRequest(`Could not parse value '${String(v)}' of '${name}' as a UID.`)
+            return String(v)
+          }
+          const typed = kept.map(convert)
           const cast = index.kind === 'date' ? 'timestamptz' : index.kind === 'int' ? 'integer' : index.kind === 'uuid' ? 'uuid' : 'text'
           if (range === 'min') clauses.push(`${col} >= ${p(typed[0])}`)
           else if (range === 'max') clauses.push(`${col} <= ${p(typed[typed.length - 1])}`)
@@ -152,7 +153,6 @@ export class CatalogSearch {
           } else if (range !== undefined) {
             throw BadRequest(`Unknown range '${range}' for '${name}'; use min, max or min:max.`)
           } else {
-            if (index.kind === 'uuid' && !typed.every(v => /^[0-9a-f-]{36}$/i.test(String(v)))) { clauses.push('false'); break }
             clauses.push(`${col} = ANY(${p(typed)}::${cast}[])`)
           }
         }
@@ -184,7 +184,8 @@ export class CatalogSearch {
       return `${column(index)} ${direction} NULLS LAST`
     }).filter((t): t is string => t !== null)
     if (terms.length === 0 && rank !== null) terms.push(`${rank} DESC`)
-    terms.push('"getObjPositionInParent" ASC', 'uid ASC')
+    // Then catalogue order, as ZCatalog answers without sort_on: the order of indexing (creation).
+    terms.push('"created" ASC', 'uid ASC')
     return terms.join(', ')
   }
 
@@ -192,6 +193,7 @@ export class CatalogSearch {
     const params: unknown[] = []
     const { clauses, rank } = this.where(query, params)
     const where = clauses.join(' AND ')
+    if (query.sortLimit !== undefined && query.sortLimit < 1) throw BadRequest('sort_limit must be at least 1.')
     const limit = query.sortLimit !== undefined ? Math.min(query.size, Math.max(0, query.sortLimit - query.start)) : query.size
     const metadata = [...this.registry.indexes.values()].filter(i => i.metadata).map(column)
     const sql = `SELECT ${metadata.join(', ')}, uid, count(*) OVER () AS total_count FROM catalog

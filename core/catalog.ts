@@ -1,5 +1,5 @@
 import type { Db, Queryable } from './db.js'
-import { foldText, SQL_TYPE, type IndexableObject, type IndexDefinition } from './indexes.js'
+import { searchableWords, SQL_TYPE, type IndexableObject, type IndexDefinition } from './indexes.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { htmlToText } from './richtext.js'
 
@@ -51,7 +51,7 @@ export class Catalog {
       if (name === 'title') continue
       parts.push(textOf(data[name]))
     }
-    return { title: foldText(textOf(data.title)), rest: foldText(parts.join(' ')) }
+    return { title: searchableWords(textOf(data.title)), rest: searchableWords(parts.join(' ')) }
   }
 
   async index (tx: Queryable, type: ContentType, obj: IndexableObject): Promise<void> {

@@ -13,7 +13,8 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.String({ default: '', description: 'PostgreSQL URL; empty = embedded PostgreSQL (PGlite) in DATA_DIR' }),
   DATA_DIR: Type.String({ default: './var/data', description: 'Where the embedded PostgreSQL keeps its files' }),
   ADMIN_PASSWORD: Type.String({ default: '', description: 'Password of the first admin user; empty = random, printed once' }),
-  JWT_SECRET: Type.String({ default: '', description: 'HS256 secret; empty = generated once and kept in the database' }),
+  // RFC 7518 §3.2: an HS256 key has at least 256 bits.
+  JWT_SECRET: Type.String({ default: '', pattern: '^(|.{32,})$', description: 'HS256 secret of at least 32 characters; empty = generated once and kept in the database' }),
   JWT_TTL: Type.Integer({ default: 43200, minimum: 1, description: 'Token lifetime in seconds' }),
   LOG_LEVEL: Type.Union([
     Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
@@ -58,8 +59,11 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   }
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   if (!Value.Check(ConfigSchema, converted)) {
-    const problems = [...Value.Errors(ConfigSchema, converted)]
-      .map(e => `${e.instancePath.slice(1) || 'configuration'}: ${e.message}`)
+    const problems = [...Value.Errors(ConfigSchema, converted)].map(e => {
+      const name = e.instancePath.slice(1)
+      const { description } = (ConfigSchema.properties as Record<string, { description?: string }>)[name] ?? {}
+      return `${name || 'configuration'}: ${e.message}${description !== undefined ? ` (${description})` : ''}`
+    })
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
   }
   return converted as Config

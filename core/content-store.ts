@@ -131,6 +131,8 @@ export class ContentStore {
     const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
     const base = write.id ?? idFromTitle(String(data.title ?? type.name))
     return await this.db.transaction(async tx => {
+      // Creates in one folder take turns: the id and the position depend on the siblings.
+      await tx.query('SELECT 1 FROM content WHERE uid = $1 FOR UPDATE', [parent.obj.uid])
       const { rows: taken } = await tx.query<{ id: string }>(
         "SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
       const used = new Set(taken.map(r => r.id))
@@ -163,7 +165,7 @@ export class ContentStore {
         if (value === null) delete data[key]
         else data[key] = value
       }
-      const { rows: [obj] } = await tx.query<ContentRow>(`UPDATE content SET data = $2, modified = greatest(now(), modified + interval '1 millisecond')
+      const { rows: [obj] } = await tx.query<ContentRow>(`UPDATE content SET data = $2, modified = greatest(date_trunc('milliseconds', now()), modified + interval '1 millisecond')
         WHERE uid = $1 AND ($3::timestamptz IS NULL OR modified = $3) RETURNING ${COLUMNS}`,
       [located.obj.uid, JSON.stringify(data), expectedModified ?? null])
       if (obj === undefined) throw Conflict('The object was changed by someone else since you read it (If-Match no longer matches).')
@@ -197,7 +199,7 @@ export class ContentStore {
       if (dates.expires !== undefined) data.expires = dates.expires
       // As in Plone, the first transition without a publishing date sets it to now.
       if (data.effective === undefined && transition.to === 'published') data.effective = new Date().toISOString()
-      const { rows: [obj] } = await tx.query<ContentRow>(`UPDATE content SET review_state = $2, data = $3, modified = greatest(now(), modified + interval '1 millisecond')
+      const { rows: [obj] } = await tx.query<ContentRow>(`UPDATE content SET review_state = $2, data = $3, modified = greatest(date_trunc('milliseconds', now()), modified + interval '1 millisecond')
         WHERE uid = $1 AND review_state IS NOT DISTINCT FROM $4 RETURNING ${COLUMNS}`, [located.obj.uid, transition.to, JSON.stringify(data), located.obj.review_state])
       if (obj === undefined) throw Conflict('The object changed state while the transition ran; read it again.')
       const entry: HistoryEntry = { action: name, actor: who.userId, comments, review_state: transition.to, time: obj.modified }

@@ -1,35 +1,46 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  ApiError, BadRequest, InternalServerError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed,
-  type FieldError
+  ApiError, Conflict, BadRequest, InternalServerError, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed,
+  errorForStatus, sentence, type FieldError
 } from './errors.js'
 import { addressOf } from './url.js'
+
+type SchemaError = NonNullable<FastifyError['validation']>[number]
+
+/** One of Ajv's errors in plain words, as core/validation.ts words its own. */
+function fieldError (v: SchemaError, context: string | undefined): FieldError {
+  const params = v.params as { missingProperty?: string, additionalProperty?: string, allowedValues?: unknown[] }
+  const field = params.missingProperty ?? params.additionalProperty ?? v.instancePath.split('/').filter(Boolean)[0]
+  let message: string
+  if (params.missingProperty !== undefined) message = 'Required input is missing.'
+  else if (params.additionalProperty !== undefined) message = `Unknown field '${params.additionalProperty}'.`
+  else if (params.allowedValues !== undefined) message = `Must be one of ${params.allowedValues.map(a => `'${String(a)}'`).join(', ')}.`
+  else if (field === undefined && context === 'body' && v.keyword === 'type') message = 'The request body must be a JSON object.'
+  else message = sentence(v.message ?? 'invalid value')
+  return { ...(field !== undefined ? { field } : {}), message, error: 'ValidationError' }
+}
 
 /** Fastify's own request errors, translated into the contract's types. */
 function fromFastify (err: FastifyError): ApiError | null {
   if (err.validation !== undefined) {
-    const errors: FieldError[] = err.validation.map(v => {
-      const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty
-      const extra = (v.params as { additionalProperty?: string } | undefined)?.additionalProperty
-      const field = missing ?? extra ?? (v.instancePath ?? '').split('/').filter(Boolean)[0]
-      const message = missing !== undefined
-        ? 'Required input is missing.'
-        : extra !== undefined ? `Unknown field '${extra}'.` : (v.message ?? 'Invalid value.')
-      return { ...(field !== undefined ? { field } : {}), message, error: 'ValidationError' as const }
-    })
-    return ValidationFailed(errors)
+    const errors = err.validation.map(v => fieldError(v, err.validationContext))
+    // Ajv may report one problem several times (once per item of a list): list it once.
+    return ValidationFailed(errors.filter((e, i) => errors.findIndex(o => o.field === e.field && o.message === e.message) === i))
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return UnsupportedMediaType()
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return PayloadTooLarge('The request body is larger than the configured limit (BODY_LIMIT).')
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return BadRequest('The request body is empty; send a JSON object.')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return BadRequest(`The request body is not valid JSON: ${err.message}`)
+      return BadRequest('The request body is not valid JSON.')
+    // PostgreSQL's unique_violation: two writers raced for one name; the loser is told so.
+    case '23505':
+      return Conflict('Someone else just wrote the same name; read the current state and try again.')
   }
-  if (err instanceof SyntaxError) return BadRequest(`The request body is not valid JSON: ${err.message}`)
+  // Fastify's other request errors (a wrong Content-Length, a malformed URL)
+  // carry a client status and a message meant for the client.
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return errorForStatus(err.statusCode, err.message)
   return null
 }
 
@@ -38,12 +49,8 @@ export function installErrorHandling (fastify: FastifyInstance): void {
   fastify.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let apiError = err instanceof ApiError ? err : fromFastify(err)
     if (apiError === null) {
-      if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-        apiError = new ApiError(err.statusCode, 'BadRequest', err.message)
-      } else {
-        request.log.error({ err }, 'request failed')
-        apiError = InternalServerError(request.id)
-      }
+      request.log.error({ err }, 'request failed')
+      apiError = InternalServerError(request.id)
     }
     if (apiError.headers !== undefined) void reply.headers(apiError.headers)
     return reply.code(apiError.statusCode).type('application/json').send(apiError.toBody())

@@ -4,6 +4,8 @@
  * `{type, message, errors?, context?}`. docs/api.md lists them.
  */
 
+import { STATUS_CODES } from 'node:http'
+
 export interface FieldError {
   field?: string
   message: string
@@ -41,10 +43,17 @@ export class ApiError extends Error {
   }
 }
 
-/** Joins field errors into one plain sentence for `message`. */
+/** A sentence: capitalised, with a full stop (Ajv writes "must match format \"email\""). */
+export const sentence = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.')
+
+/** Joins field errors into plain sentences for `message`: "title: Required input is missing. email: …". */
 function summarise (errors: FieldError[]): string {
-  return errors.map(e => e.field !== undefined ? `${e.field}: ${e.message}` : e.message).join('; ')
+  return errors.map(e => e.field !== undefined ? `${e.field}: ${sentence(e.message)}` : sentence(e.message)).join(' ')
 }
+
+/** An error for a client status that has no factory of its own; its type is the status's name (`413` → `PayloadTooLarge`). */
+export const errorForStatus = (statusCode: number, message: string): ApiError =>
+  new ApiError(statusCode, (STATUS_CODES[statusCode] ?? 'Bad Request').replace(/[^A-Za-z]/g, ''), message)
 
 export const BadRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message)
 export const ValidationFailed = (errors: FieldError[]): ApiError =>

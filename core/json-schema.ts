@@ -16,9 +16,13 @@ function factoryOf (field: Field): { factory: string, widget?: string } {
   return { factory: 'Text', widget: 'textarea' }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** A schema without the service's annotations, at any depth (`properties` keys are names, not annotations). */
 function clean (schema: Record<string, unknown>): Record<string, unknown> {
+  const subschema = (v: unknown): unknown => isObject(v) ? clean(v) : Array.isArray(v) ? v.map(subschema) : v
   return Object.fromEntries(Object.entries(schema).filter(([k]) => !INTERNAL.has(k)).map(([k, v]) =>
-    [k, v !== null && typeof v === 'object' && !Array.isArray(v) ? clean(v as Record<string, unknown>) : Array.isArray(v) ? v.map(i => typeof i === 'object' && i !== null ? clean(i) : i) : v]))
+    [k, k === 'properties' && isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, subschema(s)])) : subschema(v)]))
 }
 
 /**

@@ -13,6 +13,7 @@ export interface ListingOptions {
   metadataFields: string[]
   fullobjects: boolean
   facetFields?: string[]
+  /** `show_inactive` was asked for: inactive content the caller created is listed too. */
   showInactive?: boolean
 }
 
@@ -23,7 +24,12 @@ export interface Listing {
   facets?: Record<string, Record<string, number>>
 }
 
-/** May the caller see content outside its effective/expiry dates (site-wide)? */
+/**
+ * May the caller see content outside its effective/expiry dates everywhere?
+ * Plone's "Access inactive portal content" held site-wide (Manager, Site
+ * Administrator); the Owner holds it on their own content only, which
+ * `show_inactive` reveals to them.
+ */
 export function seesInactive (request: FastifyRequest): boolean {
   return allows(SITE_ROLE_MAP[Permission.AccessInactive], new Set(request.principal.roles))
 }
@@ -42,7 +48,8 @@ export async function catalogListing (fastify: FastifyInstance, request: Fastify
     start: options.batch.start,
     size: options.batch.size,
     principals: principalsOf(request.principal),
-    showInactive: options.showInactive === true && seesInactive(request),
+    showInactive: seesInactive(request),
+    showInactiveOf: options.showInactive === true ? request.principal.userId ?? undefined : undefined,
     facetFields: options.facetFields
   })
   const items = options.fullobjects

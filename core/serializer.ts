@@ -28,7 +28,7 @@ export class Serializer {
 
   summaryFromCatalog (baseUrl: string, row: Record<string, unknown>, extra: string[]): Record<string, unknown> {
     const summary: Record<string, unknown> = { '@id': urlOf(baseUrl, String(row.path_string)) }
-    for (const [key, col] of Object.entries(SUMMARY_COLUMNS)) summary[key] = wire(row[col] ?? null)
+    for (const [key, col] of Object.entries(SUMMARY_COLUMNS)) summary[key] = wire(row[col] ?? (key === 'title' || key === 'description' ? '' : null))
     for (const name of extra) summary[name] = wire(row[name] ?? null)
     return summary
   }

@@ -16,6 +16,8 @@ export async function buildServer (config: Config = loadConfig(), options: AppOp
     trustProxy: config.TRUST_PROXY,
     bodyLimit: config.BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
+    // The embedded database can take more than Fastify's 10 s default to open on a busy machine.
+    pluginTimeout: 120_000,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } }
   })
   await fastify.register(app, { config, ...options })

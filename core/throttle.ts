@@ -6,8 +6,12 @@
  */
 export class FailureThrottle {
   private readonly failures = new Map<string, number[]>()
+  private sweepAbove: number
 
-  constructor (private readonly limit: number, private readonly windowMs: number) {}
+  /** `minSweep`: how many keys may be tracked before those whose failures all left the window are forgotten. */
+  constructor (private readonly limit: number, private readonly windowMs: number, private readonly minSweep = 1000) {
+    this.sweepAbove = minSweep
+  }
 
   private recent (key: string, now: number): number[] {
     const times = (this.failures.get(key) ?? []).filter(t => now - t < this.windowMs)
@@ -20,14 +24,26 @@ export class FailureThrottle {
   retryAfter (key: string, now = Date.now()): number {
     const times = this.recent(key, now)
     if (times.length < this.limit) return 0
-    return Math.max(1, Math.ceil((times[times.length - this.limit] + this.windowMs - now) / 1000))
+    // The wait ends when the oldest failure that still counts leaves the window.
+    return Math.ceil((times[times.length - this.limit] + this.windowMs - now) / 1000)
   }
 
   fail (key: string, now = Date.now()): void {
     this.failures.set(key, [...this.recent(key, now), now])
+    // A key is otherwise only forgotten when it is tried again: every mistyped
+    // login name would stay in memory for the life of the process.
+    if (this.failures.size > this.sweepAbove) {
+      for (const known of [...this.failures.keys()]) this.recent(known, now)
+      this.sweepAbove = Math.max(this.minSweep, 2 * this.failures.size)
+    }
   }
 
   reset (key: string): void {
     this.failures.delete(key)
+  }
+
+  /** How many keys have failures in memory (for monitoring and tests). */
+  get trackedKeys (): number {
+    return this.failures.size
   }
 }

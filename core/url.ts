@@ -9,6 +9,8 @@ import type { IncomingMessage } from 'node:http'
 export interface AddressInfo {
   /** Path of the context object below the site root: `/` or `/talks/a`. */
   contextPath: string
+  /** The service segment (`@search`, `@@download`), or null when the path addresses content. */
+  service: string | null
   /** The request came through the `++api++` segment: always JSON. */
   viaApiSegment: boolean
   /** The path was not below SITE_PATH. */
@@ -21,7 +23,7 @@ const ADDRESS = Symbol('address')
 type Addressed = IncomingMessage & { [ADDRESS]?: AddressInfo }
 
 export function addressOf (raw: IncomingMessage): AddressInfo {
-  return (raw as Addressed)[ADDRESS] ?? { contextPath: '/', viaApiSegment: false, outsideSite: false, originalUrl: raw.url ?? '/' }
+  return (raw as Addressed)[ADDRESS] ?? { contextPath: '/', service: null, viaApiSegment: false, outsideSite: false, originalUrl: raw.url ?? '/' }
 }
 
 /** Builds Fastify's `rewriteUrl` for a site mounted at `sitePath`. */
@@ -47,7 +49,8 @@ export function createUrlRewriter (sitePath: string): (raw: IncomingMessage) => 
     } catch {
       outsideSite = true // undecodable path: answered as not found
     }
-    ;(raw as Addressed)[ADDRESS] = { contextPath, viaApiSegment, outsideSite, originalUrl }
+    const service = serviceAt < 0 ? null : kept[serviceAt]
+    ;(raw as Addressed)[ADDRESS] = { contextPath, service, viaApiSegment, outsideSite, originalUrl }
     const routed = serviceAt < 0 ? '/' + contentSegments.join('/') : '/' + kept.slice(serviceAt).join('/')
     return routed + query
   }

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Field } from './content-type.js'
 import { PayloadTooLarge, ValidationFailed, type FieldError } from './errors.js'
 import type { ContentType } from './registry.js'
-import { htmlToText, toRichText } from './richtext.js'
+import { textLength, toRichText } from './richtext.js'
 
 /**
  * Keys a client may send back from what it read: ignored on writes (API.md §2),
@@ -63,6 +63,17 @@ function checkImage (name: string, value: { data: string, filename?: string }, m
   }
 }
 
+/** The date-time format admits year 0, which PostgreSQL (and Plone's DateTime) do not. */
+function storableDate (value: string): boolean {
+  const year = new Date(value).getUTCFullYear()
+  return year >= 1 && year <= 9999
+}
+
+/** The form a GET gives an image (`download`, no `data`): sent back, it changes nothing. */
+function isImageAsRead (field: Field, value: unknown): boolean {
+  return field.kind === 'image' && typeof value === 'object' && value !== null && !('data' in value) && 'download' in value
+}
+
 /** Normalises one field value after its schema check; pushes errors. */
 async function normalise (name: string, field: Field, value: unknown, ctx: WriteContext, errors: FieldError[], images: Map<string, ImageUpload>): Promise<unknown> {
   if (field.kind === 'richtext') {
@@ -73,7 +84,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
       return undefined
     }
     const rich = toRichText(raw)
-    const length = htmlToText(rich.data).length
+    const length = textLength(rich.data)
     if (field.maxTextLength !== undefined && length > field.maxTextLength) {
       errors.push(fieldError(name, `Text is too long: ${length} characters; at most ${field.maxTextLength} are allowed.`))
     }
@@ -87,11 +98,17 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
   if (field.vocabulary !== undefined) {
     const tokens = await ctx.tokens(field.vocabulary)
     const values = Array.isArray(value) ? [...new Set(value as string[])] : [value as string]
-    const wrong = values.filter(v => !tokens.includes(v))
+    // A term taken out of an editable vocabulary stays valid where it is stored, so a client can send back what it read.
+    const stored = [ctx.stored[name]].flat()
+    const wrong = values.filter(v => !tokens.includes(v) && !stored.includes(v))
     if (wrong.length > 0) {
       errors.push(fieldError(name, `${wrong.map(w => `'${w}'`).join(', ')} is not one of ${tokens.map(t => `'${t}'`).join(', ')}.`))
     }
     return Array.isArray(value) ? values : value
+  }
+  if (field.format === 'date-time' && !storableDate(value as string)) {
+    errors.push(fieldError(name, `Invalid date: ${String(value)} (years 1 to 9999).`))
+    return undefined
   }
   if (typeof value === 'string' && field.type === 'string' && field.format === undefined) {
     const trimmed = value.trim()
@@ -128,6 +145,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       errors.push(fieldError(key, `Unknown field '${key}' for type '${type.name}'.`))
       continue
     }
+    if (isImageAsRead(field, value)) continue
     if (value === null) {
       if (type.required.has(key)) errors.push(fieldError(key, `${key} is a required field. Setting it to null is not allowed.`))
       else values[key] = null
@@ -147,9 +165,11 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       if (!(name in body) && !errors.some(e => e.field === name)) errors.push(fieldError(name, 'Required input is missing.'))
     }
   }
-  if (errors.length === 0) {
-    const merged: Record<string, unknown> = { ...ctx.stored, ...values }
-    for (const invariant of type.invariants) errors.push(...invariant(merged))
+  // Invariants see the valid part of the write, so that every problem is reported at once;
+  // a field that already has an error is not blamed twice.
+  const merged: Record<string, unknown> = { ...ctx.stored, ...values }
+  for (const invariant of type.invariants) {
+    errors.push(...invariant(merged).filter(e => !errors.some(known => known.field !== undefined && known.field === e.field)))
   }
   if (errors.length > 0) throw ValidationFailed(errors)
   return { values, images, ...(id !== undefined ? { id } : {}) }

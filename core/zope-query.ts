@@ -12,10 +12,28 @@ export function parseBoolean (value: unknown, name: string): boolean {
   throw BadRequest(`Could not parse value '${String(value)}' of '${name}' as a boolean.`)
 }
 
+/** The catalogue's integers are 32-bit: larger values would fail in the database, not here. */
+const INT32 = 2 ** 31
+
 export function parseInteger (value: unknown, name: string): number {
   const text = String(value).trim()
   if (!/^-?\d+$/.test(text)) throw BadRequest(`Invalid ${name}: not an integer ('${text}').`)
-  return Number(text)
+  const n = Number(text)
+  if (n < -INT32 || n >= INT32) throw BadRequest(`Invalid ${name}: ${text} is out of range.`)
+  return n
+}
+
+/**
+ * A date as Zope's DateTime would read it (ISO 8601 and what JavaScript parses),
+ * limited to the years 1–9999 that both the catalogue and Solr can store.
+ */
+export function parseDate (value: unknown, name: string): Date {
+  const date = value instanceof Date ? value : new Date(String(value).trim())
+  const year = date.getUTCFullYear()
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
+    throw BadRequest(`Could not parse value '${String(value)}' of '${name}' as a date.`)
+  }
+  return date
 }
 
 const CONVERTERS: Record<string, (value: unknown, name: string) => unknown> = {
@@ -27,6 +45,7 @@ const CONVERTERS: Record<string, (value: unknown, name: string) => unknown> = {
     return n
   },
   boolean: parseBoolean,
+  date: (value, name) => parseDate(value, name).toISOString(),
   string: value => String(value),
   text: value => String(value),
   tokens: value => String(value).split(/\s+/).filter(Boolean)
@@ -46,10 +65,13 @@ export function parseZopeQuery (params: URLSearchParams): Record<string, unknown
     const existing = target[key]
     if (existing === undefined) target[key] = asList ? [value] : value
     else if (Array.isArray(existing)) existing.push(value)
-    else if (typeof existing === 'object' && existing !== null) (existing as Record<string, unknown>).query = value
+    // A plain value after `name.option=…` joins the record's query (Plone would drop the record).
+    else if (typeof existing === 'object' && existing !== null) put(existing as Record<string, unknown>, 'query', value, asList)
     else target[key] = [existing, value]
   }
   for (const [rawKey, rawValue] of params) {
+    // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+    if (rawKey.includes('\0') || rawValue.includes('\0')) throw BadRequest(`The query parameter '${rawKey.replace(/\0/g, '')}' contains a NUL character.`)
     const [name, ...flags] = rawKey.split(':')
     let value: unknown = rawValue
     let asList = false

@@ -82,7 +82,7 @@ export async function build (t: TapLike, options: { embedded?: boolean, env?: Re
         ON CONFLICT (id) DO NOTHING`, [userId, `${userId}@example.org`, `User ${userId}`, await hashPassword(`${userId}-password`), roles])
     }
     const password = userId === 'admin' ? ADMIN_PASSWORD : `${userId}-password`
-    const res = await app.inject({ method: 'POST', url: '/@login', payload: { login: userId, password } })
+    const res = await app.inject({ method: 'POST', url: `${config.SITE_PATH}/@login`, payload: { login: userId, password } })
     if (res.statusCode !== 200) throw new Error(`login of ${userId} failed: ${res.statusCode} ${res.body}`)
     const token = (res.json() as { token: string }).token
     tokens.set(userId, token)

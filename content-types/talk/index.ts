@@ -17,7 +17,7 @@ export default defineContentType({
   folderish: false,
   behaviors: [dublinCore, eventBasic],
   schema: Type.Object({
-    type_of_talk: Choice({ title: 'Type of talk', vocabulary: 'types_of_talk', index: 'keyword' }),
+    type_of_talk: Choice({ title: 'Type of talk', vocabulary: 'types_of_talk', index: 'field' }),
     details: Type.Optional(RichText({
       title: 'Details', description: 'Description of the talk (max. 2000 characters)', maxTextLength: 2000, searchable: true
     })),
@@ -26,7 +26,7 @@ export default defineContentType({
     speaker: Type.Optional(TextLine({
       title: 'Speaker', description: 'Name (or names) of the speaker', maxLength: 512, index: 'field', searchable: true
     })),
-    email: Type.Optional(Type.String({ title: 'Email', description: 'Email adress of the speaker', format: 'email', maxLength: 254 })),
+    email: Type.Optional(Type.String({ title: 'Email', description: 'E-mail address of the speaker', format: 'email', maxLength: 254 })),
     image: Type.Optional(Image({ title: 'Image', description: 'Portrait of the speaker' })),
     speaker_biography: Type.Optional(RichText({ title: 'Speaker Biography (max. 1000 characters)', maxTextLength: 1000 }))
   }),

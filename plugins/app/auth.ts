@@ -1,17 +1,17 @@
 import jwt from '@fastify/jwt'
 import fp from 'fastify-plugin'
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import Type from 'typebox'
-import { ApiError, ExpiredSignature, TooManyRequests, Unauthorized } from '../../core/errors.js'
+import { ExpiredSignature, TooManyRequests, Unauthorized } from '../../core/errors.js'
 import { dummyHash, verifyPassword } from '../../core/passwords.js'
 import { FailureThrottle } from '../../core/throttle.js'
 import type { Principal } from '../../core/security.js'
 
-interface TokenClaims { sub: string, fullname: string | null, exp: number, iat: number }
+interface TokenClaims { sub: string, fullname: string | null, exp: number, iat: number, jti: string }
 
 const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex')
 
-const TokenResponse = Type.Object({ token: Type.String({ description: 'JWT (HS256) with sub, fullname, iat, exp' }) })
+const TokenResponse = Type.Object({ token: Type.String({ description: 'JWT (HS256) with sub, fullname, iat, exp, jti' }) })
 const errors = { 400: { $ref: 'Error#' }, 401: { $ref: 'Error#' }, 429: { $ref: 'Error#' } }
 
 /** The JWT secret: JWT_SECRET, else one generated at first start and kept in the database. */
@@ -40,8 +40,11 @@ export default fp(async fastify => {
   const byLogin = new FailureThrottle(LOGIN_MAX_FAILURES, LOGIN_THROTTLE_WINDOW * 1000)
   const byAddress = new FailureThrottle(LOGIN_MAX_FAILURES_PER_IP, LOGIN_THROTTLE_WINDOW * 1000)
 
+  // `jti` makes every token unique: without it a token renewed within the
+  // second it was issued is the same string as the old one, and revoking the
+  // old one would revoke the new one too.
   const issue = (user: { id: string, fullname: string | null }): string =>
-    fastify.jwt.sign({ sub: user.id, fullname: user.fullname ?? null })
+    fastify.jwt.sign({ sub: user.id, fullname: user.fullname ?? null, jti: randomUUID() })
 
   const revoke = async (token: string, exp: number): Promise<void> => {
     await fastify.db.query(`INSERT INTO revoked_tokens (token_hash, expires_at) VALUES ($1, to_timestamp($2))
@@ -50,11 +53,10 @@ export default fp(async fastify => {
   }
 
   fastify.addHook('onRequest', async request => {
-    const header = request.headers.authorization
-    if (header === undefined) return
-    const match = /^bearer\s+(\S+)\s*$/i.exec(header)
-    if (match === null) return // other schemes (Basic) are not ours to judge
-    const token = match[1]
+    const [scheme, ...credentials] = (request.headers.authorization ?? '').trim().split(/\s+/)
+    if (scheme.toLowerCase() !== 'bearer') return // no header, or another scheme (Basic): not ours to judge
+    if (credentials.length !== 1) throw Unauthorized('The Authorization header must be "Bearer <token>".')
+    const token = credentials[0]
     let claims: TokenClaims
     try {
       claims = fastify.jwt.verify<TokenClaims>(token)
@@ -91,7 +93,7 @@ export default fp(async fastify => {
     if (user === undefined || !ok) {
       byLogin.fail(loginKey)
       byAddress.fail(request.ip)
-      throw new ApiError(401, 'Unauthorized', 'Wrong login and/or password.')
+      throw Unauthorized('Wrong login and/or password.')
     }
     byLogin.reset(loginKey)
     return { token: issue(user) }

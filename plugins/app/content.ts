@@ -65,15 +65,16 @@ export default fp(async fastify => {
 
   async function postContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const parent = await requireContext(content, request)
+    // As in Plone: no POST service on items, then the add permission, then the body.
+    if (!parent.type.folderish) throw MethodNotAllowed(`${parent.obj.path} is not a folder; content can only be added to folders.`)
+    if (!content.can(request.principal, Permission.Add, parent)) throw denied(request, `You may not add content to ${parent.obj.path}.`)
     const body = request.body as Record<string, unknown> | null
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw BadRequest('The request body must be a JSON object.')
     const typeName = body['@type']
     if (typeof typeName !== 'string' || typeName === '') throw BadRequest("Property '@type' is required.")
     const type = types.get(typeName)
     if (type === undefined || type === types.get('Plone Site')) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
-    if (!parent.type.folderish) throw MethodNotAllowed(`${parent.obj.path} is not a folder; content can only be added to folders.`)
     if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${typeName}.`)
-    if (!content.can(request.principal, Permission.Add, parent)) throw denied(request, `You may not add content to ${parent.obj.path}.`)
     const write = await checkWrite(type, body, writeContext({}, 'create'))
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)

@@ -44,10 +44,19 @@ export default fp(async fastify => {
     parseJson(request, body as string, done)
   })
 
-  fastify.addHook('onRequest', async request => {
+  fastify.addHook('onRequest', async (request, reply) => {
     request.principal = ANONYMOUS
+    // The id that a 500's message asks the client to quote, on every answer.
+    void reply.header('x-request-id', request.id)
+  })
+
+  // After authentication (an onRequest hook), so that an expired or invalid
+  // token is reported whatever the request addresses (API.md §2).
+  fastify.addHook('preParsing', async request => {
     const address = addressOf(request.raw)
-    if (address.outsideSite) throw NotFound(request.absoluteUrl(address.originalUrl))
+    // A service that no route serves fell through to the content routes: it is not the content it was called on.
+    const unknownService = address.service !== null && request.routeOptions.url?.startsWith('/@') !== true
+    if (address.outsideSite || unknownService) throw NotFound(request.absoluteUrl(address.originalUrl))
     if (request.routeOptions.config?.binary === true || address.viaApiSegment) return
     if (!acceptsJson(request.headers.accept)) throw NotAcceptable()
   })

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { requireContext } from '../../core/access.js'
 import { batchOf } from '../../core/batching.js'
-import { QUERY_PARAMETERS } from '../../core/catalog-query.js'
+import { isQueryParameter } from '../../core/catalog-query.js'
 import { catalogListing } from '../../core/listing.js'
 import { parseBoolean, parseInteger, parseZopeQuery } from '../../core/zope-query.js'
 import { urlOf } from '../../core/url.js'
@@ -14,6 +14,22 @@ function canonicalId (baseUrl: string, path: string, params: URLSearchParams): s
   const kept = new URLSearchParams([...params].filter(([k]) => !/^(b_size|b_start|sort_on|sort_order|sort_limit)(:|$)/.test(k)))
   const query = kept.toString()
   return `${urlOf(baseUrl, path === '/' ? '' : path)}/@search${query === '' ? '' : '?' + query}`.replace(/^(https?:\/\/[^/]+)\/\/@/, '$1/@')
+}
+
+/**
+ * The `path` criterion: the context when none is given (Plone's default), and
+ * paths written with the site's prefix (`/Plone/talks`, as Plone's physical
+ * paths read) taken below the site root.
+ */
+function pathCriterion (value: unknown, contextPath: string, sitePath: string): Record<string, unknown> {
+  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? { ...value as Record<string, unknown> } : { query: value }
+  const local = (path: unknown): string => {
+    const text = String(path)
+    return sitePath !== '' && (text === sitePath || text.startsWith(sitePath + '/')) ? text.slice(sitePath.length) || '/' : text
+  }
+  if (record.query === undefined || record.query === '') record.query = contextPath
+  else record.query = Array.isArray(record.query) ? record.query.map(local) : local(record.query)
+  return record
 }
 
 const list = (value: unknown): string[] => value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String)
@@ -41,13 +57,11 @@ export default fp(async fastify => {
     const params = new URL(request.url, 'http://x').searchParams
     const query = parseZopeQuery(params)
     const criteria: Record<string, unknown> = {}
-    for (const [name, value] of Object.entries(query)) if (!QUERY_PARAMETERS.has(name)) criteria[name] = value
-    if (criteria.path === undefined) criteria.path = located.obj.path
-    else if (typeof criteria.path === 'object' && criteria.path !== null && !Array.isArray(criteria.path) && (criteria.path as { query?: unknown }).query === undefined) {
-      (criteria.path as { query?: unknown }).query = located.obj.path
-    }
+    for (const [name, value] of Object.entries(query)) if (!isQueryParameter(name)) criteria[name] = value
+    criteria.path = pathCriterion(criteria.path, located.obj.path, fastify.config.SITE_PATH)
     const sortOrder = String(query.sort_order ?? 'ascending').toLowerCase()
-    const facet = query.facet !== undefined && parseBoolean(list(query.facet)[0], 'facet')
+    // As in collective.solr, naming facet fields asks for facets.
+    const facet = query.facet !== undefined ? parseBoolean(list(query.facet)[0], 'facet') : query['facet.field'] !== undefined
     const listing = await catalogListing(fastify, request, {
       criteria,
       sortOn: list(query.sort_on),

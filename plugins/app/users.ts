@@ -1,13 +1,14 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { hashPassword, randomPassword } from '../../core/passwords.js'
 import { GLOBAL_ROLES, Permission, SITE_ROLE_MAP, allows, type Principal } from '../../core/security.js'
-import { isoDate, urlOf } from '../../core/url.js'
+import { addressOf, isoDate, urlOf } from '../../core/url.js'
 
 interface UserRow { id: string, email: string | null, fullname: string | null, roles: string[], created: Date }
 
-const Role = Type.Union(GLOBAL_ROLES.map(r => Type.Literal(r)))
+const Role = Type.Enum([...GLOBAL_ROLES])
 const UserSchema = Type.Object({
   '@id': Type.String(), id: Type.String(), username: Type.String(), email: Type.Union([Type.String(), Type.Null()]),
   fullname: Type.Union([Type.String(), Type.Null()]), roles: Type.Array(Type.String()), created: Type.Union([Type.String(), Type.Null()])
@@ -49,6 +50,22 @@ export default fp(async fastify => {
   })
   const load = async (id: string): Promise<UserRow | undefined> =>
     (await db.query<UserRow>('SELECT id, email, fullname, roles, created FROM users WHERE id = $1', [id])).rows[0]
+  const notFound = (request: FastifyRequest): Error => NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
+
+  /**
+   * @login accepts a user name or an e-mail address, case-insensitively, so
+   * both must name one user only: otherwise one of two look-alike users could
+   * never log in.
+   */
+  async function refuseTaken (username: string | null, email: string | null, except: string | null = null): Promise<void> {
+    const { rows } = await db.query<{ id: string, email: string | null }>(
+      `SELECT id, email FROM users WHERE (lower(id) = lower($1) OR lower(email) = lower($2)) AND id IS DISTINCT FROM $3 LIMIT 1`,
+      [username, email, except])
+    const taken = rows[0]
+    if (taken === undefined) return
+    if (username !== null && taken.id.toLowerCase() === username.toLowerCase()) throw Conflict(`The user name '${username}' is taken.`)
+    throw Conflict(`The e-mail address '${String(email)}' belongs to another user.`)
+  }
 
   fastify.get('/@users', {
     schema: { summary: 'List users (Manager)', tags: ['users'], security: [{ bearer: [] }], querystring: Type.Object({ query: Type.Optional(Type.String()) }), response: { 200: Type.Array(UserSchema), ...errors } }
@@ -69,10 +86,11 @@ export default fp(async fastify => {
   }, async (request, reply) => {
     requireManager(request.principal)
     const body = request.body as { username: string, email: string, password: string, fullname?: string, roles?: string[] }
+    await refuseTaken(body.username, body.email)
     const result = await db.query<UserRow>(`INSERT INTO users (id, email, fullname, password_hash, roles) VALUES ($1, $2, $3, $4, $5)
-      ON CONFLICT (id) DO NOTHING RETURNING id, email, fullname, roles, created`,
+      ON CONFLICT DO NOTHING RETURNING id, email, fullname, roles, created`,
     [body.username, body.email, body.fullname ?? null, await hashPassword(body.password), body.roles ?? ['Member']])
-    if (result.rowCount === 0) throw Conflict(`The user name '${body.username}' is taken.`)
+    if (result.rowCount === 0) throw Conflict(`The user name '${body.username}' or the e-mail address is taken.`)
     const user = serialize(request.baseUrl, result.rows[0])
     return reply.code(201).header('location', user['@id']).send(user)
   })
@@ -83,7 +101,7 @@ export default fp(async fastify => {
     const { id } = request.params as { id: string }
     requireManager(request.principal, id)
     const user = await load(id)
-    if (user === undefined) throw NotFound(request.absoluteUrl(request.url), `No user '${id}'.`)
+    if (user === undefined) throw notFound(request)
     return serialize(request.baseUrl, user)
   })
 
@@ -99,11 +117,12 @@ export default fp(async fastify => {
     const body = request.body as { email?: string, password?: string, fullname?: string, roles?: string[] }
     if (body.roles !== undefined && !isManager(request.principal)) throw Forbidden('Changing roles needs the Manager role.')
     if (id === 'admin' && body.roles !== undefined && !body.roles.includes('Manager')) throw BadRequest("The user 'admin' keeps the Manager role.")
+    if (await load(id) === undefined) throw notFound(request)
+    if (body.email !== undefined) await refuseTaken(null, body.email, id)
     const hash = body.password !== undefined ? await hashPassword(body.password) : null
-    const result = await db.query(`UPDATE users SET email = COALESCE($2, email), fullname = COALESCE($3, fullname),
+    await db.query(`UPDATE users SET email = COALESCE($2, email), fullname = COALESCE($3, fullname),
       password_hash = COALESCE($4, password_hash), roles = COALESCE($5, roles) WHERE id = $1`,
     [id, body.email ?? null, body.fullname ?? null, hash, body.roles ?? null])
-    if (result.rowCount === 0) throw NotFound(request.absoluteUrl(request.url), `No user '${id}'.`)
     return reply.code(204).send()
   })
 
@@ -114,7 +133,7 @@ export default fp(async fastify => {
     requireManager(request.principal)
     if (id === 'admin') throw BadRequest("The user 'admin' cannot be deleted.")
     const result = await db.query('DELETE FROM users WHERE id = $1', [id])
-    if (result.rowCount === 0) throw NotFound(request.absoluteUrl(request.url), `No user '${id}'.`)
+    if (result.rowCount === 0) throw notFound(request)
     return reply.code(204).send()
   })
 }, { name: 'users', dependencies: ['db', 'auth'] })

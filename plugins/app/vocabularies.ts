@@ -24,7 +24,7 @@ export default fp(async fastify => {
 
   fastify.get('/@vocabularies/:name', {
     schema: {
-      summary: 'Terms of a vocabulary (filters: title, token; b_size=-1 disables batching)', tags: ['vocabularies'], params: NameParam,
+      summary: 'Terms of a vocabulary (filters: title, token, tokens; b_size=-1 disables batching)', tags: ['vocabularies'], params: NameParam,
       response: { 200: Type.Object({ '@id': Type.String(), items: Type.Array(Term), items_total: Type.Optional(Type.Integer()), batching: Type.Optional(Type.Record(Type.String(), Type.String())) }), ...errorResponses }
     }
   }, async request => {
@@ -35,6 +35,10 @@ export default fp(async fastify => {
     let items = [...await vocabularies.terms(name)]
     if (query.title !== undefined) items = items.filter(t => (t.title ?? t.token).toLowerCase().includes(String(query.title).toLowerCase()))
     if (query.token !== undefined) items = items.filter(t => t.token.toLowerCase() === String(query.token).toLowerCase())
+    if (query.tokens !== undefined) {
+      const wanted = new Set((Array.isArray(query.tokens) ? query.tokens : [query.tokens]).map(String))
+      items = items.filter(t => wanted.has(t.token))
+    }
     const id = urlOf(request.baseUrl, `/@vocabularies/${name}`)
     if (String(query.b_size) === '-1') return { '@id': id, items }
     const batch = batchOf(query)

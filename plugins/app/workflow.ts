@@ -46,6 +46,11 @@ export default fp(async fastify => {
     }
   })
 
+  // Without a transition name the path would fall through to "create content" (POST <folder>).
+  fastify.post('/@workflow', {
+    schema: { summary: 'Missing transition: always 400 (on any content path)', tags: ['workflow'], response: errorResponses }
+  }, async () => { throw BadRequest('Missing transition') })
+
   fastify.post('/@workflow/:transition', {
     // The body is optional: a bodiless POST is validated as `{}`.
     preValidation: async request => { request.body ??= {} },
