@@ -46,12 +46,8 @@ export class Catalog {
 
   /** Words of the object for `SearchableText`: title weighted above the rest. */
   searchableText (type: ContentType, data: Record<string, unknown>): { title: string, rest: string } {
-    const parts: string[] = []
-    for (const name of type.searchableFields) {
-      if (name === 'title') continue
-      parts.push(textOf(data[name]))
-    }
-    return { title: searchableWords(textOf(data.title)), rest: searchableWords(parts.join(' ')) }
+    const text = searchableText(type, data)
+    return { title: searchableWords(text.title), rest: searchableWords(text.rest) }
   }
 
   async index (tx: Queryable, type: ContentType, obj: IndexableObject): Promise<void> {
@@ -59,6 +55,15 @@ export class Catalog {
     const values = this.indexes.map(index => index.value(obj) ?? null)
     await tx.query(this.upsertSql, [obj.uid, text.title, text.rest, ...values])
   }
+}
+
+/**
+ * The text of the fields a type marks searchable, title apart: the catalogue
+ * weights it, and Solr receives it as `SearchableText` (it folds words itself).
+ */
+export function searchableText (type: ContentType, data: Record<string, unknown>): { title: string, rest: string } {
+  const rest = type.searchableFields.filter(name => name !== 'title').map(name => textOf(data[name]))
+  return { title: textOf(data.title), rest: rest.filter(Boolean).join(' ') }
 }
 
 /** Plain text of a field value: strings, rich text, lists of strings. */

@@ -95,10 +95,10 @@ export class ContentStore {
     return [...allowed]
   }
 
-  private async reindex (tx: Queryable, obj: ContentRow, lineage: ContentRow[]): Promise<void> {
-    if (obj.path === '/') return // the site root is not catalogued (as in Plone)
+  /** What the indexes (catalogue and Solr) see of an object; `lineage` is its ancestors and itself. */
+  indexable (obj: ContentRow, lineage: ContentRow[]): IndexableObject {
     const type = this.typeOf(obj)
-    const indexable: IndexableObject = {
+    return {
       uid: obj.uid,
       id: obj.id,
       path: obj.path,
@@ -113,7 +113,11 @@ export class ContentStore {
       data: obj.data,
       allowedRolesAndUsers: this.allowedRolesAndUsers(type, obj, lineage)
     }
-    await this.catalog.index(tx, type, indexable)
+  }
+
+  private async reindex (tx: Queryable, obj: ContentRow, lineage: ContentRow[]): Promise<void> {
+    if (obj.path === '/') return // the site root is not catalogued (as in Plone)
+    await this.catalog.index(tx, this.typeOf(obj), this.indexable(obj, lineage))
   }
 
   private async saveImages (tx: Queryable, uid: string, write: CheckedWrite): Promise<void> {

@@ -60,7 +60,7 @@ const attr = (value: boolean): string => value ? 'true' : 'false'
 const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 const HEADER = (file: string): string => `<?xml version="1.0" encoding="UTF-8"?>
-<!-- ${file}: generated from the content types by \`npm run solr -- schema --write\`. Do not edit:
+<!-- ${file}: generated from the content types by \`npm run solr schema write\`. Do not edit:
      a test fails when it is stale. -->
 `
 

@@ -1,0 +1,156 @@
+import { Agent } from 'node:http'
+import { createRequire } from 'node:module'
+import { inherits } from 'node:util'
+import type { SolrSettings } from '../settings.js'
+
+/** A failed Solr call: Solr's own message (or the network's), and the HTTP status when Solr answered. */
+export class SolrUnavailable extends Error {
+  constructor (message: string, readonly status?: number) {
+    super(message)
+    this.name = 'SolrUnavailable'
+  }
+}
+
+/** The part of solr-client (a CommonJS package without types) that the service uses. */
+interface RawClient {
+  addAsync: (docs: object[], options?: Record<string, unknown>) => Promise<unknown>
+  commitAsync: (options?: Record<string, unknown>) => Promise<unknown>
+  deleteByQueryAsync: (query: string, options?: Record<string, unknown>) => Promise<unknown>
+  updateAsync: (data: object, options?: Record<string, unknown>) => Promise<unknown>
+  getAsync: (handler: string, query: string) => Promise<unknown>
+  pingAsync: () => Promise<unknown>
+}
+const require = createRequire(import.meta.url)
+
+/**
+ * solr-client builds its SolrError from Solr's answer and then overwrites the
+ * message with the HTTP status text, losing Solr's explanation ("undefined
+ * field nonsense"). Before it loads, its error class is replaced by one that
+ * also keeps the body, so that every failure can carry Solr's own message.
+ */
+function keepSolrErrorBodies (): void {
+  const path = require.resolve('solr-client/lib/error/solr-error.js')
+  const Original = require(path) as new (req: unknown, res: unknown, text: string) => Error
+  function SolrErrorWithBody (this: Error & { body?: string }, req: unknown, res: unknown, text: string): void {
+    Original.call(this, req, res, text)
+    this.body = text
+  }
+  inherits(SolrErrorWithBody, Original)
+  require.cache[path]!.exports = SolrErrorWithBody
+}
+keepSolrErrorBodies()
+const solrClient = require('solr-client') as { createClient: (options: object) => RawClient }
+
+export interface SelectResponse {
+  response: { numFound: number, start: number, maxScore?: number, docs: Array<Record<string, unknown>> }
+  facet_counts?: { facet_fields: Record<string, Array<string | number>> }
+  highlighting?: Record<string, Record<string, string[]>>
+  responseHeader: { QTime: number }
+}
+
+export interface SchemaField { name: string, type: string, indexed?: boolean, stored?: boolean, multiValued?: boolean }
+
+type Params = Record<string, string | number | boolean | Array<string | number>>
+
+/** Encodes select parameters; repeated parameters (`fq`, `facet.field`) as arrays. */
+export function encodeParams (params: Params): string {
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(params)) {
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item))
+  }
+  return search.toString()
+}
+
+/** Solr's own error text from a failed call (solr-client keeps it in the HTTP error's body). */
+function solrMessage (err: unknown): SolrUnavailable {
+  if (err instanceof SolrUnavailable) return err
+  const e = err as { name?: string, message?: string, statusCode?: number, body?: string, code?: string }
+  if (e.name === 'AbortError' || e.code === 'ABORT_ERR') return new SolrUnavailable('Solr did not answer in time (timeout).')
+  let detail = e.message ?? String(err)
+  if (typeof e.body === 'string') {
+    try {
+      detail = (JSON.parse(e.body) as { error?: { msg?: string } }).error?.msg ?? detail
+    } catch { detail = e.body.slice(0, 500) }
+  }
+  return new SolrUnavailable(e.statusCode !== undefined ? `Solr answered ${e.statusCode}: ${detail}` : `Solr is unreachable: ${detail}`, e.statusCode)
+}
+
+/**
+ * The service's one way to talk to Solr: solr-client, configured from the
+ * current settings, with a deadline on every call (index_timeout for writes,
+ * search_timeout for reads; 0 = none) and errors that carry Solr's message.
+ */
+export class Solr {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 })
+
+  constructor (private readonly settings: () => SolrSettings) {}
+
+  /** A client for one call: cheap (a plain object), and the only way to give each call its own deadline. */
+  private client (timeoutSeconds: number): RawClient {
+    const s = this.settings()
+    const [path, core] = splitBase(s.base)
+    const request = timeoutSeconds > 0 ? { signal: AbortSignal.timeout(timeoutSeconds * 1000) } : undefined
+    const client = solrClient.createClient({ host: s.host, port: s.port, path, core, solrVersion: '9.0', agent: this.agent, request })
+    if (s.login !== '' && s.password !== '') (client as unknown as { basicAuth: (u: string, p: string) => void }).basicAuth(s.login, s.password)
+    return client
+  }
+
+  private async call<T> (kind: 'index' | 'search', fn: (client: RawClient) => Promise<unknown>): Promise<T> {
+    const s = this.settings()
+    try {
+      return await fn(this.client(kind === 'index' ? s.index_timeout : s.search_timeout)) as T
+    } catch (err) {
+      throw solrMessage(err)
+    }
+  }
+
+  async ping (): Promise<void> {
+    await this.call('search', async c => await c.pingAsync())
+  }
+
+  async select (params: Params): Promise<SelectResponse> {
+    return await this.call('search', async c => await c.getAsync('select', encodeParams({ ...params, wt: 'json' })))
+  }
+
+  /** Adds or atomically updates documents; `commitWithin` (ms) or an explicit commit per the strategy. */
+  async update (docs: object[], options: { commit?: boolean, commitWithin?: number } = {}): Promise<void> {
+    if (docs.length === 0) return
+    const query: Record<string, unknown> = {}
+    if (options.commit === true) query.commit = true
+    if (options.commitWithin !== undefined && options.commitWithin > 0) query.commitWithin = options.commitWithin
+    await this.call('index', async c => await c.addAsync(docs, query))
+  }
+
+  async deleteByIds (ids: string[], options: { commit?: boolean, commitWithin?: number } = {}): Promise<void> {
+    if (ids.length === 0) return
+    const query: Record<string, unknown> = {}
+    if (options.commit === true) query.commit = true
+    if (options.commitWithin !== undefined && options.commitWithin > 0) query.commitWithin = options.commitWithin
+    await this.call('index', async c => await c.updateAsync({ delete: ids.map(id => ({ id })) }, query))
+  }
+
+  async deleteByQuery (query: string): Promise<void> {
+    await this.call('index', async c => await c.deleteByQueryAsync(query, { commit: true }))
+  }
+
+  async commit (): Promise<void> {
+    await this.call('index', async c => await c.commitAsync())
+  }
+
+  /** The live core's fields, through the read-only Schema API. */
+  async fields (): Promise<SchemaField[]> {
+    const answer = await this.call<{ fields: SchemaField[] }>('search', async c => await c.getAsync('schema/fields', 'wt=json'))
+    return answer.fields
+  }
+
+  close (): void {
+    this.agent.destroy()
+  }
+}
+
+/** `/solr/plone` → path `/solr`, core `plone`. */
+function splitBase (base: string): [string, string] {
+  const trimmed = base.replace(/\/+$/, '')
+  const at = trimmed.lastIndexOf('/')
+  return at <= 0 ? ['/solr', trimmed.replace(/^\//, '')] : [trimmed.slice(0, at), trimmed.slice(at + 1)]
+}

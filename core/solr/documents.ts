@@ -1,0 +1,69 @@
+import { searchableText } from '../catalog.js'
+import type { IndexableObject, IndexDefinition } from '../indexes.js'
+import type { ContentType, ContentTypeRegistry } from '../registry.js'
+
+/** A Solr document: field name → value (arrays for multi-valued fields). */
+export type SolrDocument = Record<string, unknown>
+
+/** Dates in UTC with `Z`, as Solr's DatePointField wants them. */
+function solrValue (index: IndexDefinition | undefined, value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  if (index?.kind === 'date') {
+    const date = value instanceof Date ? value : new Date(String(value))
+    return Number.isNaN(date.getTime()) ? null : date.toISOString()
+  }
+  if (Array.isArray(value) && value.length === 0) return null
+  return value
+}
+
+/**
+ * Builds Solr documents from the same index definitions as the catalogue,
+ * plus the fields only Solr has (SearchableText as text, `description`,
+ * `showinsearch`). `user:<id>` principals become `user$<id>` (Solr's query
+ * syntax would read the colon). Only fields the live core knows are sent.
+ */
+export class SolrDocuments {
+  constructor (private readonly registry: ContentTypeRegistry) {}
+
+  /** The full document; fields without a value are left out. */
+  build (type: ContentType, obj: IndexableObject, knownFields: ReadonlySet<string> | null): SolrDocument {
+    const text = searchableText(type, obj.data)
+    const doc: SolrDocument = {}
+    const put = (name: string, value: unknown): void => {
+      if (value === null || value === undefined) return
+      if (knownFields !== null && !knownFields.has(name)) return
+      doc[name] = value
+    }
+    for (const index of this.registry.indexes.values()) {
+      let value = solrValue(index, index.value(obj))
+      if (index.name === 'allowedRolesAndUsers' && Array.isArray(value)) value = value.map(p => String(p).replace(/^user:/, 'user$'))
+      put(index.name, value)
+    }
+    put('SearchableText', [text.title, text.rest].filter(Boolean).join(' ') || null)
+    put('description', obj.data.description ?? null)
+    put('showinsearch', true)
+    return doc
+  }
+
+  /**
+   * The same document as an atomic update: every field `set`, fields without
+   * a value `set` to null (so a cleared field is cleared in Solr too). An
+   * atomic update can never turn a document into a husk with only its UID.
+   */
+  atomic (type: ContentType, obj: IndexableObject, knownFields: ReadonlySet<string> | null): SolrDocument {
+    const full = this.build(type, obj, knownFields)
+    const names = knownFields ?? new Set(Object.keys(full))
+    const doc: SolrDocument = { UID: full.UID }
+    for (const name of names) {
+      if (name === 'UID' || name === '_version_' || name === 'default') continue
+      if (!this.isSourceField(name)) continue
+      doc[name] = { set: full[name] ?? null }
+    }
+    return doc
+  }
+
+  /** Fields the service fills (copyField targets are filled by Solr itself). */
+  private isSourceField (name: string): boolean {
+    return this.registry.indexes.has(name) || name === 'SearchableText' || name === 'description' || name === 'showinsearch'
+  }
+}
