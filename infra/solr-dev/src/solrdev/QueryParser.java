@@ -394,6 +394,19 @@ final class QueryParser extends QueryBuilder {
     return expect(K.NUMBER);
   }
 
+  /** A term's `^boost` and `~slop`, in either order (the grammar allows both): {boost, fuzzy}, each may be null. */
+  private Tok[] boostAndFuzzy() {
+    Tok boost = null, fuzzy = null;
+    if (peek().kind == K.CARAT) {
+      boost = optionalBoost();
+      if (peek().kind == K.FUZZY_SLOP) fuzzy = next();
+    } else if (peek().kind == K.FUZZY_SLOP) {
+      fuzzy = next();
+      boost = optionalBoost();
+    }
+    return new Tok[] {boost, fuzzy};
+  }
+
   private Query term(String field) {
     Tok t = peek();
     boolean explicit = field != null && !field.isEmpty();
@@ -401,14 +414,8 @@ final class QueryParser extends QueryBuilder {
     switch (t.kind) {
       case TERM: case STAR: case PREFIXTERM: case WILDTERM: case REGEXPTERM: case NUMBER: case BAREOPER: {
         next();
-        Tok boost = null, fuzzy = null;
-        if (peek().kind == K.CARAT) {
-          boost = optionalBoost();
-          if (peek().kind == K.FUZZY_SLOP) fuzzy = next();
-        } else if (peek().kind == K.FUZZY_SLOP) {
-          fuzzy = next();
-          boost = optionalBoost();
-        }
+        Tok[] modifiers = boostAndFuzzy();
+        Tok boost = modifiers[0], fuzzy = modifiers[1];
         String image = t.kind == K.BAREOPER ? t.image.substring(0, 1) : t.image;
         return boost(bareToken(f, explicit, t.kind, image, fuzzy), boost);
       }
@@ -425,14 +432,8 @@ final class QueryParser extends QueryBuilder {
       }
       case QUOTED: {
         next();
-        Tok boost = null, fuzzy = null;
-        if (peek().kind == K.CARAT) {
-          boost = optionalBoost();
-          if (peek().kind == K.FUZZY_SLOP) fuzzy = next();
-        } else if (peek().kind == K.FUZZY_SLOP) {
-          fuzzy = next();
-          boost = optionalBoost();
-        }
+        Tok[] modifiers = boostAndFuzzy();
+        Tok boost = modifiers[0], fuzzy = modifiers[1];
         int slop = 0;
         if (fuzzy != null) {
           try {
