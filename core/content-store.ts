@@ -40,6 +40,21 @@ export function idFromTitle (title: string): string {
   return id === '' ? 'item' : id
 }
 
+/**
+ * Where index operations go (the Solr indexer, plugins/app/solr.ts). While it
+ * records, every write adds its operations to `index_outbox` in its own
+ * transaction; once that transaction committed, `deliver` sends them.
+ */
+export interface IndexOperations {
+  recording: () => boolean
+  /** Sends the pending operations of these objects; never throws (what fails stays in the outbox). */
+  deliver: (uids: string[]) => Promise<void>
+}
+
+type IndexOp = 'index' | 'unindex'
+/** Records index operations inside a write's transaction. */
+type RecordOperation = (op: IndexOp, uids: string[]) => Promise<void>
+
 const COLUMNS = 'uid, parent_uid, id, path, portal_type, review_state, owner, creators, local_roles, position, created, modified, data'
 
 /**
@@ -48,7 +63,48 @@ const COLUMNS = 'uid, parent_uid, id, path, portal_type, review_state, owner, cr
  * history, so that a failed write changes nothing.
  */
 export class ContentStore {
+  private indexOperations: IndexOperations | null = null
+
   constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog) {}
+
+  /** Connects the indexer: from now on writes record (and deliver) their index operations. */
+  useIndexOperations (operations: IndexOperations): void {
+    this.indexOperations = operations
+  }
+
+  /**
+   * Runs a write in one transaction with what it must record in the outbox;
+   * after the commit, the request delivers them (bounded by index_timeout,
+   * and never failing the write).
+   */
+  private async writing<T> (fn: (tx: Queryable, record: RecordOperation) => Promise<T>, recordAlways = false): Promise<T> {
+    const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
+    const touched: string[] = []
+    const result = await this.db.transaction(async tx => await fn(tx, async (op, uids) => {
+      if ((operations === null && !recordAlways) || uids.length === 0) return
+      await tx.query('INSERT INTO index_outbox (uid, op) SELECT unnest($1::uuid[]), $2', [uids, op])
+      touched.push(...uids)
+    }))
+    if (operations !== null && touched.length > 0) await operations.deliver([...new Set(touched)])
+    return result
+  }
+
+  /**
+   * The indexable form of these objects as they are now (with their
+   * lineages read in one query); objects that no longer exist are absent.
+   */
+  async indexables (uids: string[], q: Queryable = this.db): Promise<Map<string, { type: ContentType, indexable: IndexableObject }>> {
+    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE uid = ANY($1::uuid[]) AND path <> '/'`, [uids])
+    const paths = [...new Set(rows.flatMap(r => pathParents(r.path)))]
+    const { rows: ancestors } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1)`, [paths])
+    const byPath = new Map(ancestors.map(r => [r.path, r]))
+    const result = new Map<string, { type: ContentType, indexable: IndexableObject }>()
+    for (const row of rows) {
+      const lineage = pathParents(row.path).map(p => byPath.get(p)).filter((r): r is ContentRow => r !== undefined)
+      result.set(row.uid, { type: this.typeOf(row), indexable: this.indexable(row, lineage) })
+    }
+    return result
+  }
 
   typeOf (obj: ContentRow): ContentType {
     const type = this.types.get(obj.portal_type)
@@ -115,9 +171,10 @@ export class ContentStore {
     }
   }
 
-  private async reindex (tx: Queryable, obj: ContentRow, lineage: ContentRow[]): Promise<void> {
+  private async reindex (tx: Queryable, record: RecordOperation, obj: ContentRow, lineage: ContentRow[]): Promise<void> {
     if (obj.path === '/') return // the site root is not catalogued (as in Plone)
     await this.catalog.index(tx, this.typeOf(obj), this.indexable(obj, lineage))
+    await record('index', [obj.uid])
   }
 
   private async saveImages (tx: Queryable, uid: string, write: CheckedWrite): Promise<void> {
@@ -134,7 +191,7 @@ export class ContentStore {
   async create (parent: Located, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
     const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
     const base = write.id ?? idFromTitle(String(data.title ?? type.name))
-    return await this.db.transaction(async tx => {
+    return await this.writing(async (tx, record) => {
       // Creates in one folder take turns: the id and the position depend on the siblings.
       await tx.query('SELECT 1 FROM content WHERE uid = $1 FOR UPDATE', [parent.obj.uid])
       const { rows: taken } = await tx.query<{ id: string }>(
@@ -156,14 +213,14 @@ export class ContentStore {
       }
       await this.saveImages(tx, obj.uid, write)
       const lineage = [...parent.lineage, obj]
-      await this.reindex(tx, obj, lineage)
+      await this.reindex(tx, record, obj, lineage)
       return { obj, lineage, type }
     })
   }
 
   /** Applies checked changes; `expectedModified` makes it conditional (If-Match). */
   async update (located: Located, write: CheckedWrite, expectedModified?: Date): Promise<Located> {
-    return await this.db.transaction(async tx => {
+    return await this.writing(async (tx, record) => {
       const data: Record<string, unknown> = { ...located.obj.data }
       for (const [key, value] of Object.entries(write.values)) {
         if (value === null) delete data[key]
@@ -175,14 +232,19 @@ export class ContentStore {
       if (obj === undefined) throw Conflict('The object was changed by someone else since you read it (If-Match no longer matches).')
       await this.saveImages(tx, obj.uid, write)
       const lineage = [...located.lineage.slice(0, -1), obj]
-      await this.reindex(tx, obj, lineage)
+      await this.reindex(tx, record, obj, lineage)
       return { obj, lineage, type: located.type }
     })
   }
 
   async remove (located: Located): Promise<void> {
-    // Children, catalogue rows, history and blobs go with it (ON DELETE CASCADE).
-    await this.db.query('DELETE FROM content WHERE uid = $1', [located.obj.uid])
+    await this.writing(async (tx, record) => {
+      // Children, catalogue rows, history and blobs go with it (ON DELETE CASCADE); each leaves Solr too.
+      const { rows } = await tx.query<{ uid: string }>("SELECT uid FROM content WHERE path = $1 OR path LIKE $2 || '/%'",
+        [located.obj.path, located.obj.path.replace(/[\\%_]/g, c => '\\' + c)])
+      await record('unindex', rows.map(r => r.uid))
+      await tx.query('DELETE FROM content WHERE uid = $1', [located.obj.uid])
+    })
   }
 
   /** Transitions the caller may take on the object now. */
@@ -197,7 +259,7 @@ export class ContentStore {
     const available = this.availableTransitions(located, who).find(([id]) => id === name)
     if (available === undefined) throw WorkflowException(`The transition '${name}' is not available for ${located.obj.path} in the state '${located.obj.review_state ?? ''}'.`)
     const [, transition] = available
-    return await this.db.transaction(async tx => {
+    return await this.writing(async (tx, record) => {
       const data: Record<string, unknown> = { ...located.obj.data }
       if (dates.effective !== undefined) data.effective = dates.effective
       if (dates.expires !== undefined) data.expires = dates.expires
@@ -211,7 +273,7 @@ export class ContentStore {
         VALUES ($1, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE uid = $1), $2, $3, $4, $5, $6)`,
       [obj.uid, entry.action, entry.actor, entry.comments, entry.review_state, entry.time])
       const lineage = [...located.lineage.slice(0, -1), obj]
-      await this.reindex(tx, obj, lineage)
+      await this.reindex(tx, record, obj, lineage)
       return { located: { obj, lineage, type: located.type }, entry }
     })
   }
@@ -232,7 +294,7 @@ export class ContentStore {
    * "authenticated clients can create talks").
    */
   async ensureSite (): Promise<void> {
-    await this.db.transaction(async tx => {
+    await this.writing(async (tx, record) => {
       await tx.query('SELECT pg_advisory_xact_lock(7340003)')
       const { rowCount } = await tx.query("SELECT 1 FROM content WHERE path = '/'")
       if (rowCount > 0) return
@@ -245,7 +307,7 @@ export class ContentStore {
         VALUES ($1, $2, 'talks', '/talks', 'folder', 'published', 'admin', '{admin}', $3, $4, $4, $5) RETURNING ${COLUMNS}`,
       [randomUUID(), rootUid, JSON.stringify({ Authenticated: ['Contributor'] }), now, JSON.stringify({ title: 'Talks', effective: now.toISOString() })])
       await tx.query(`INSERT INTO workflow_history (uid, seq, action, actor, review_state, time) VALUES ($1, 0, NULL, 'admin', 'published', $2)`, [talks.uid, now])
-      await this.reindex(tx, talks, [...root.lineage, talks])
-    })
+      await this.reindex(tx, record, talks, [...root.lineage, talks])
+    }, true) // at first start, before the indexer is connected: Solr gets the site whenever it is switched on
   }
 }

@@ -7,6 +7,7 @@ import type { ContentTypeRegistry } from './registry.js'
 import type { Principal } from './security.js'
 import type { Serializer } from './serializer.js'
 import type { Settings } from './settings.js'
+import type { SolrService } from './solr/service.js'
 import type { Vocabularies } from './vocabularies.js'
 
 /** Everything plugins share, declared in one place (decorators are the only shared state). */
@@ -22,6 +23,8 @@ declare module 'fastify' {
     catalogSearch: CatalogSearch
     vocabularies: Vocabularies
     settings: Settings
+    /** The Solr integration: client, live schema, indexer (plugins/app/solr.ts). */
+    solr: SolrService
   }
   interface FastifyRequest {
     /** The authenticated caller, or anonymous. */

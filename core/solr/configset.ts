@@ -56,11 +56,23 @@ export function solrFields (registry: ContentTypeRegistry): SolrField[] {
   return [...fields, ...SOLR_ONLY.filter(f => !known.has(f.name))].sort((a, b) => a.name.localeCompare(b.name))
 }
 
+/** What the generated configset has and the live core lacks, and the reverse. */
+export interface SchemaDrift { missing: string[], extra: string[] }
+
+export function schemaDrift (generated: Iterable<string>, live: Iterable<string>): SchemaDrift {
+  const want = new Set(generated)
+  const have = new Set(live)
+  return {
+    missing: [...want].filter(name => !have.has(name)).sort(),
+    extra: [...have].filter(name => !want.has(name)).sort()
+  }
+}
+
 const attr = (value: boolean): string => value ? 'true' : 'false'
 const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 const HEADER = (file: string): string => `<?xml version="1.0" encoding="UTF-8"?>
-<!-- ${file}: generated from the content types by \`npm run solr schema write\`. Do not edit:
+<!-- ${file}: generated from the content types by the \`schema\` operation of \`npm run solr\`. Do not edit:
      a test fails when it is stale. -->
 `
 

@@ -52,7 +52,8 @@ export class SolrDocuments {
    */
   atomic (type: ContentType, obj: IndexableObject, knownFields: ReadonlySet<string> | null): SolrDocument {
     const full = this.build(type, obj, knownFields)
-    const names = knownFields ?? new Set(Object.keys(full))
+    // Without the live schema, every field the service fills: a cleared field must be cleared all the same.
+    const names = knownFields ?? this.sourceFields()
     const doc: SolrDocument = { UID: full.UID }
     for (const name of names) {
       if (name === 'UID' || name === '_version_' || name === 'default') continue
@@ -60,6 +61,10 @@ export class SolrDocuments {
       doc[name] = { set: full[name] ?? null }
     }
     return doc
+  }
+
+  private sourceFields (): string[] {
+    return [...this.registry.indexes.keys(), 'SearchableText', 'description', 'showinsearch']
   }
 
   /** Fields the service fills (copyField targets are filled by Solr itself). */

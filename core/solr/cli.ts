@@ -1,0 +1,102 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { pathToFileURL } from 'node:url'
+import { loadConfig } from '../config.js'
+import { contentTypesDir, projectRoot } from '../paths.js'
+import { ContentTypeRegistry } from '../registry.js'
+import { buildServer } from '../server.js'
+import { configsetFiles, driftCount, type Progress } from './maintenance.js'
+
+const USAGE = `usage: npm run solr -- <reindex|sync|clear|schema> [--check] [--type T] [--write]
+  reindex [--type T]   index every object (or every object of type T) in batches, then commit
+  sync [--check]       compare the catalogue with Solr by UID and modified; --check only reports
+                       (exit code 1 on drift), otherwise index missing/stale and remove orphans
+  clear                remove every document from the Solr core
+  schema               print the generated schema.xml
+  schema --check       check the generated configset against infra/solr/conf and the live core's
+                       fields (exit code 1 on difference)
+  schema --write       write the generated configset to infra/solr/conf`
+
+/** A bar that redraws itself on a terminal, one plain line per batch elsewhere (logs, pipes). */
+export function progressPrinter (label: string, out: NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }): Progress {
+  return (done, total) => {
+    const percent = total === 0 ? 100 : Math.floor(done / total * 100)
+    if (out.isTTY === true) {
+      const width = 30
+      const filled = Math.round(percent / 100 * width)
+      out.write(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}% ${done}/${total}${done >= total ? '\n' : ''}`)
+    } else {
+      out.write(`${label}: ${done}/${total} (${percent}%)\n`)
+    }
+  }
+}
+
+/**
+ * Runs one maintenance operation with the server's own configuration (the
+ * environment), against the server's database and Solr; returns the exit code.
+ */
+export async function main (argv: string[], out = process.stdout): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { check: { type: 'boolean', default: false }, type: { type: 'string' }, write: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }
+  })
+  const op = positionals[0]
+  if (values.help || op === undefined || !['reindex', 'sync', 'clear', 'schema'].includes(op)) {
+    out.write(`${USAGE}\n`)
+    return values.help ? 0 : 2
+  }
+  const confDir = join(projectRoot, 'infra', 'solr', 'conf')
+  if (op === 'schema' && !values.check) {
+    // Printing and writing the configset need the content types only, not the database or Solr.
+    const files = configsetFiles(await ContentTypeRegistry.load([contentTypesDir]))
+    if (!values.write) {
+      out.write(files['schema.xml'])
+      return 0
+    }
+    for (const [name, text] of Object.entries(files)) await writeFile(join(confDir, name), text)
+    out.write(`wrote ${Object.keys(files).map(name => `infra/solr/conf/${name}`).join(', ')}\n`)
+    return 0
+  }
+  const config = loadConfig()
+  // The server's log level, but on stderr's terms: maintenance output is the report.
+  const fastify = await buildServer({ ...config, LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL })
+  await fastify.ready()
+  const maintenance = fastify.solr.maintenance
+  try {
+    switch (op) {
+      case 'reindex': {
+        const count = await maintenance.reindex({ type: values.type }, progressPrinter('reindex', out))
+        out.write(`reindexed ${count} objects\n`)
+        return 0
+      }
+      case 'sync': {
+        const drift = await maintenance.sync({ check: values.check }, progressPrinter('sync', out))
+        out.write(`missing ${drift.missing.length}, orphan ${drift.orphan.length}, stale ${drift.stale.length}${values.check ? '' : ' (repaired)'}\n`)
+        return values.check && driftCount(drift) > 0 ? 1 : 0
+      }
+      case 'clear':
+        await maintenance.clear()
+        out.write('cleared\n')
+        return 0
+      default: {
+        const report = await maintenance.schema(confDir, {})
+        out.write(report.staleFiles.length === 0 ? 'infra/solr/conf is up to date\n' : `stale in infra/solr/conf: ${report.staleFiles.join(', ')} (write them with --write)\n`)
+        if (report.live === null) out.write(`live core not checked: ${report.liveError ?? ''}\n`)
+        else out.write(`live core: missing fields ${report.live.missing.join(', ') || 'none'}; unknown fields ${report.live.extra.join(', ') || 'none'}\n`)
+        const liveDrift = report.live !== null && (report.live.missing.length > 0 || report.live.extra.length > 0)
+        return report.staleFiles.length > 0 || liveDrift ? 1 : 0
+      }
+    }
+  } finally {
+    await fastify.close()
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(code => { process.exitCode = code }, err => {
+    console.error(err instanceof Error ? err.message : err)
+    process.exitCode = 1
+  })
+}

@@ -1,0 +1,205 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { ContentStore, IndexOperations } from '../content-store.js'
+import type { Db, Queryable } from '../db.js'
+import type { SolrSettings } from '../settings.js'
+import { SolrUnavailable, type Solr } from './client.js'
+import type { SolrDocument, SolrDocuments } from './documents.js'
+
+/** How a batch of changes becomes visible (SEARCH.md §5): commitWithin wins over explicit commits. */
+export function commitOptions (settings: SolrSettings): { commit?: boolean, commitWithin?: number } {
+  if (settings.commit_within > 0) return { commitWithin: settings.commit_within }
+  return settings.auto_commit ? { commit: true } : {}
+}
+
+export interface IndexerOptions {
+  db: Db
+  content: ContentStore
+  documents: SolrDocuments
+  solr: Solr
+  settings: () => SolrSettings
+  /** The live core's fields (null: unknown, send every generated field). */
+  fields: () => ReadonlySet<string> | null
+  log: FastifyBaseLogger
+  /** Called when Solr answers again after an outage (the plugin re-reads the schema). */
+  onRecovered?: () => Promise<void>
+}
+
+/** The background loop's waits: quick while it drains, doubling while Solr is down. */
+const IDLE_MS = 5_000
+const FIRST_RETRY_MS = 500
+const MAX_RETRY_MS = 60_000
+/** Objects per delivery of the background loop. */
+const LOOP_BATCH = 200
+
+/** Solr answered and said no (a bad document), as opposed to not answering. */
+const refused = (err: unknown): boolean => err instanceof SolrUnavailable && err.status !== undefined && err.status >= 400 && err.status < 500
+
+/**
+ * Delivers the outbox to Solr. Requests deliver their own operations right
+ * after their transaction (synchronous strategies); a background loop
+ * delivers what is left (Solr was down, a request timed out) in order per
+ * object, with backoff. Operations for one object collapse: the newest
+ * wins, and `index` reads the object as it is now, so that a late delivery
+ * never sends old data, and an object deleted meanwhile is unindexed.
+ */
+export class Indexer implements IndexOperations {
+  /** Solr failed and has not answered since: requests leave delivery to the loop, and nothing is logged again. */
+  private down = false
+  private timer: NodeJS.Timeout | null = null
+  private retryMs = FIRST_RETRY_MS
+  private running: Promise<void> | null = null
+  private stopped = true
+
+  constructor (private readonly o: IndexerOptions) {}
+
+  recording (): boolean {
+    return this.o.settings().active
+  }
+
+  /** Whether the last delivery failed (Solr down or refusing). */
+  get unavailable (): boolean {
+    return this.down
+  }
+
+  /** After a write: deliver now, unless Solr is known to be down (then the loop retries with backoff). */
+  async deliver (uids: string[]): Promise<void> {
+    if (this.down) return
+    try {
+      await this.flush(uids)
+    } catch (err) {
+      this.failed(err)
+    }
+  }
+
+  /**
+   * Sends the pending operations of these objects and removes them from the
+   * outbox once Solr accepted them. Per object, a transaction-scoped advisory
+   * lock orders concurrent deliveries (other requests, the loop, another
+   * process): the one that waits then reads the newer state. Throws when Solr
+   * fails; the operations stay.
+   */
+  async flush (uids: string[]): Promise<number> {
+    const sorted = [...new Set(uids)].sort()
+    if (sorted.length === 0) return 0
+    return await this.o.db.transaction(async tx => {
+      for (const uid of sorted) await tx.query('SELECT pg_advisory_xact_lock(7340010, hashtext($1))', [uid])
+      const { rows } = await tx.query<{ uid: string, last: number }>(
+        'SELECT uid, max(id) AS last FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
+      if (rows.length === 0) return 0
+      await this.send(tx, rows.map(r => r.uid))
+      // Only what was read before sending: an operation recorded meanwhile waits for its own delivery.
+      await tx.query('DELETE FROM index_outbox o USING unnest($1::uuid[], $2::bigint[]) AS d(uid, last) WHERE o.uid = d.uid AND o.id <= d.last',
+        [rows.map(r => r.uid), rows.map(r => r.last)])
+      return rows.length
+    }).catch(async (err: unknown) => {
+      // The attempt counter is written even though the delivery's transaction rolled back.
+      await this.o.db.query('UPDATE index_outbox SET attempts = attempts + 1 WHERE uid = ANY($1::uuid[])', [sorted]).catch(() => {})
+      throw err
+    })
+  }
+
+  /** Whatever each object's newest operation says, computed from its current row: present → index, gone → unindex. */
+  private async send (q: Queryable, uids: string[]): Promise<void> {
+    const settings = this.o.settings()
+    const docs = await this.currentDocuments(uids, settings.atomic_updates ? 'atomic' : 'full', q)
+    const present = new Set(docs.map(d => String(d.UID)))
+    const gone = uids.filter(uid => !present.has(uid))
+    const options = commitOptions(settings)
+    if (gone.length === 0) {
+      await this.o.solr.update(docs, options)
+      return
+    }
+    await this.o.solr.update(docs, { commitWithin: options.commitWithin })
+    await this.o.solr.deleteByIds(gone, options)
+  }
+
+  /** The documents of these objects as they are now (objects that no longer exist have none). */
+  async currentDocuments (uids: string[], form: 'full' | 'atomic' = 'full', q: Queryable = this.o.db): Promise<SolrDocument[]> {
+    const current = await this.o.content.indexables(uids, q)
+    const known = this.o.fields()
+    return [...current.values()].map(({ type, indexable }) =>
+      form === 'atomic' ? this.o.documents.atomic(type, indexable, known) : this.o.documents.build(type, indexable, known))
+  }
+
+  private failed (err: unknown): void {
+    if (!this.down) {
+      this.o.log.warn({ err }, `Solr indexing failed, the outbox keeps the operations and retries in the background: ${(err as Error).message}`)
+    }
+    this.down = true
+    this.schedule(0)
+  }
+
+  /**
+   * One pass of the background loop: the objects with pending operations,
+   * oldest first (those Solr keeps refusing last), until the outbox is empty
+   * or a delivery fails. Returns the number of objects delivered.
+   */
+  async drain (): Promise<number> {
+    let delivered = 0
+    while (true) {
+      const { rows } = await this.o.db.query<{ uid: string }>(
+        `SELECT uid FROM index_outbox GROUP BY uid ORDER BY max(attempts), min(id) LIMIT ${LOOP_BATCH}`)
+      if (rows.length === 0) return delivered
+      const uids = rows.map(r => r.uid)
+      try {
+        delivered += await this.flush(uids)
+      } catch (err) {
+        if (!refused(err) || uids.length === 1) throw err
+        // One document Solr refuses must not hold back the others: deliver them one by one.
+        for (const uid of uids) {
+          try {
+            delivered += await this.flush([uid])
+          } catch (e) {
+            if (!refused(e)) throw e
+            this.o.log.error({ err: e, uid }, `Solr refuses the document of ${uid}; it stays in the outbox`)
+          }
+        }
+        return delivered
+      }
+    }
+  }
+
+  /** Starts the background loop (idempotent); its timer does not keep the process alive. */
+  start (): void {
+    this.stopped = false
+    this.schedule(0)
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    await this.running
+  }
+
+  /** The loop runs again soon (a write failed, settings changed). */
+  schedule (ms: number): void {
+    if (this.stopped) return
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = setTimeout(() => { this.running = this.tick() }, ms)
+    this.timer.unref()
+  }
+
+  private async tick (): Promise<void> {
+    this.timer = null
+    if (!this.o.settings().active) {
+      this.schedule(IDLE_MS)
+      return
+    }
+    try {
+      const delivered = await this.drain()
+      if (this.down) {
+        this.down = false
+        this.o.log.info({ delivered }, 'Solr answers again; the outbox is delivered')
+        await this.o.onRecovered?.()
+      }
+      this.retryMs = FIRST_RETRY_MS
+      this.schedule(IDLE_MS)
+    } catch (err) {
+      if (!this.down) this.o.log.warn({ err }, `Solr indexing failed, retrying in the background: ${(err as Error).message}`)
+      this.down = true
+      this.schedule(this.retryMs)
+      this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS)
+    }
+  }
+}
