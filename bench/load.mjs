@@ -1,0 +1,101 @@
+/**
+ * The load generator, in its own process (run.mjs forks it) so that it never
+ * shares a core's event loop with the server it measures. For each job it
+ * builds the scenario's requests, checks one round of them, warms up, then
+ * runs autocannon and answers with the figures.
+ *
+ * Latencies are taken from every successful response's own timing (autocannon's
+ * histogram keeps whole milliseconds, too coarse for sub-millisecond floors).
+ */
+import autocannon from 'autocannon'
+import { performance } from 'node:perf_hooks'
+import { SCENARIOS } from './scenarios.mjs'
+
+const TIMEOUT_SECONDS = 120
+
+function percentile (sorted, p) {
+  if (sorted.length === 0) return null
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)]
+}
+
+/** Wraps every request so that the first unexpected answer is kept as evidence. */
+function withEvidence (requests, evidence) {
+  return requests.map(request => ({
+    ...request,
+    onResponse (status, body, context, headers) {
+      if (status >= 300 && evidence.sample === undefined) evidence.sample = `${status} ${String(body).slice(0, 300)}`
+      request.onResponse?.(status, body, context, headers)
+    }
+  }))
+}
+
+/** One autocannon run; resolves with its timing and every successful latency. */
+function fire (url, requests, options) {
+  return new Promise((resolve, reject) => {
+    const latencies = []
+    const started = performance.now()
+    const instance = autocannon({ url, requests, timeout: TIMEOUT_SECONDS, ...options }, (err, result) => {
+      if (err) reject(err)
+      else resolve({ result, latencies, seconds: (performance.now() - started) / 1000 })
+    })
+    instance.on('response', (client, status, bytes, ms) => { if (status < 300) latencies.push(ms) })
+  })
+}
+
+/** One round of the scenario's requests, one connection: every answer must be a success and pass the check. */
+async function probe (url, plan) {
+  const answers = []
+  const requests = plan.requests.map(request => ({
+    ...request,
+    onResponse (status, body, context, headers) {
+      answers.push({ status, body, headers })
+      request.onResponse?.(status, body, context, headers)
+    }
+  }))
+  await fire(url, requests, { connections: 1, amount: requests.length })
+  const failed = answers.find(a => a.status >= 300)
+  if (failed !== undefined) return `answered ${failed.status}: ${failed.body.slice(0, 300)}`
+  if (answers.length < requests.length) return 'did not answer'
+  return plan.check?.(JSON.parse(answers[0].body), answers[0].headers) ?? null
+}
+
+async function runJob ({ scenarioId, ctx, url, connections, duration, warmup, amount }) {
+  const scenario = SCENARIOS.find(s => s.id === scenarioId)
+  // One plan for the check, the warm-up and the run: its counters go on, so every talk created is new.
+  const plan = scenario.plan(ctx)
+  const problem = await probe(url, plan)
+  if (problem !== null) return { status: 'failed', reason: `the check request ${problem}` }
+  if (warmup > 0) await fire(url, plan.requests, { connections, duration: warmup })
+  const evidence = {}
+  const run = await fire(url, withEvidence(plan.requests, evidence),
+    amount !== undefined ? { connections, amount } : { connections, duration })
+  const sorted = run.latencies.sort((a, b) => a - b)
+  const ok = sorted.length
+  const { result } = run
+  return {
+    status: 'measured',
+    seconds: run.seconds,
+    ok,
+    // autocannon counts a timeout as an error too.
+    errors: result.non2xx + result.errors,
+    timeouts: result.timeouts,
+    errorSample: evidence.sample,
+    requestsPerSecond: ok / run.seconds,
+    rate: ok / (scenario.requestsPerItem ?? 1) / run.seconds,
+    latency: {
+      mean: ok === 0 ? null : sorted.reduce((a, b) => a + b, 0) / ok,
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: percentile(sorted, 100)
+    }
+  }
+}
+
+process.on('message', job => {
+  runJob(job).then(
+    result => process.send({ id: job.id, result }),
+    err => process.send({ id: job.id, result: { status: 'failed', reason: err.stack ?? String(err) } })
+  )
+})
+process.on('disconnect', () => process.exit(0))

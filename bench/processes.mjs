@@ -1,0 +1,102 @@
+/**
+ * The processes of a benchmark run and what is measured from outside them:
+ * a fresh PostgreSQL database, the service (`node dist/core/server.js`), the
+ * floor server, their start-up time to the first 200 and their memory, read
+ * from /proc as the kernel counts it.
+ */
+import { spawn } from 'node:child_process'
+import { openSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+
+export const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+async function admin (sql) {
+  const client = new pg.Client({ connectionString: ADMIN_URL })
+  await client.connect()
+  try { return await client.query(sql) } finally { await client.end() }
+}
+
+/** A new, empty database; `drop()` removes it. */
+export async function createDatabase () {
+  const name = `bench_${process.pid}`
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  return { name, url: url.toString(), drop: async () => { await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) } }
+}
+
+export async function postgresVersion () {
+  return (await admin('SHOW server_version')).rows[0].server_version
+}
+
+/** Resident memory of a process in MB: now (VmRSS) and the highest so far (VmHWM). */
+export async function memoryOf (pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  const mb = key => Number(status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'))[1]) / 1024
+  return { rss: mb('VmRSS'), peak: mb('VmHWM') }
+}
+
+/** A loopback port nobody listens on now (two runs on one machine must not collide). */
+export async function freePort () {
+  const server = createServer()
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+/** Answers 200 yet? A fresh connection each time, as a first client would open. */
+async function answers (url) {
+  try {
+    const res = await fetch(url, { headers: { accept: 'application/json', connection: 'close' } })
+    await res.arrayBuffer()
+    return res.status === 200
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Starts a Node server as its own process and waits for `readyPath` to answer
+ * 200; `startupMs` is the time from spawn to that first 200. Its output goes
+ * to `logFile`.
+ */
+export async function startServer ({ script, nodeArgs = [], env, port, readyPath, logFile, timeoutMs = 60_000 }) {
+  const log = openSync(logFile, 'a')
+  const started = performance.now()
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', log, log]
+  })
+  const exited = new Promise(resolve => child.once('exit', code => resolve(code)))
+  let exitCode
+  void exited.then(code => { exitCode = code })
+  const url = `http://127.0.0.1:${port}`
+  while (!(await answers(url + readyPath))) {
+    if (exitCode !== undefined) throw new Error(`${script} exited with ${exitCode} before it answered; see ${logFile}`)
+    if (performance.now() - started > timeoutMs) {
+      child.kill('SIGKILL')
+      throw new Error(`${script} did not answer 200 on ${readyPath} within ${timeoutMs} ms; see ${logFile}`)
+    }
+    await sleep(5)
+  }
+  return {
+    url,
+    pid: child.pid,
+    startupMs: performance.now() - started,
+    memory: async () => await memoryOf(child.pid),
+    /** SIGTERM (a graceful close: a CPU profile is written then), SIGKILL after 10 s. */
+    async stop () {
+      if (exitCode !== undefined) return
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(timer)
+    }
+  }
+}

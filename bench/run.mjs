@@ -1,0 +1,266 @@
+/**
+ * `npm run bench`: throughput, latency, memory and scaling of the service,
+ * each figure next to a floor measured in the same run (see
+ * docs/performance.md). Options:
+ *   --full           1k, 10k and 100k talks, longer runs (default: quick, 1k)
+ *   --only=a,b       only these scenarios (ids from scenarios.mjs); floors always run
+ *   --sizes=1000,..  talk counts to measure at
+ *   --cpu-prof       run the service under `node --cpu-prof` (figures are then perturbed)
+ *   --no-build       use dist/ as it is
+ *
+ * Processes: this script (idle while measuring), the service, the floor, the
+ * load generator (load.mjs), and PostgreSQL; the seeder (seed.mjs) runs
+ * between measurements.
+ */
+import { execFileSync, fork } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { createDatabase, freePort, postgresVersion, startServer } from './processes.mjs'
+import { markdownReport, terminalReport } from './report.mjs'
+import { PENDING, SCENARIOS } from './scenarios.mjs'
+import { checkTargets } from './targets.mjs'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const PROFILES = {
+  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500 },
+  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000 }
+}
+const ADMIN_PASSWORD = 'bench-admin-password'
+const MEMBER = { login: 'bench-member', password: 'bench-member-password' }
+const SERVICE_ENV = { LOG_LEVEL: 'warn', ADMIN_PASSWORD, JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256' }
+const IDLE_SETTLE_MS = 1000
+const SAMPLE_TALKS = 200
+
+const { values: args } = parseArgs({
+  options: {
+    full: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    sizes: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false }
+  }
+})
+const profileName = args.full ? 'full' : 'quick'
+const settings = { ...PROFILES[profileName], ...(args.sizes !== undefined ? { sizes: args.sizes.split(',').map(Number) } : {}) }
+const only = args.only?.split(',')
+const selected = scenario => scenario.group === 'floor' || only === undefined || only.includes(scenario.id)
+const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+const outDir = join(ROOT, 'bench', 'results', stamp)
+const say = message => console.error(`[bench] ${message}`)
+
+/** The load generator as a child process, one job at a time. */
+function loadGenerator () {
+  const child = fork(join(ROOT, 'bench', 'load.mjs'))
+  let jobs = 0
+  return {
+    run: job => new Promise((resolve, reject) => {
+      const id = ++jobs
+      const onExit = code => reject(new Error(`the load generator exited (${code}) during ${job.scenarioId}`))
+      const onMessage = message => {
+        if (message.id !== id) return
+        child.off('message', onMessage)
+        child.off('exit', onExit)
+        resolve(message.result)
+      }
+      child.on('message', onMessage)
+      child.once('exit', onExit)
+      child.send({ ...job, id })
+    }),
+    stop: () => child.disconnect()
+  }
+}
+
+/** A JSON call to the service (set-up only; never measured). */
+async function call (baseUrl, method, path, body, token) {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: { accept: 'application/json', 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`)
+  return text === '' ? null : JSON.parse(text)
+}
+
+async function login (baseUrl, credentials) {
+  return (await call(baseUrl, 'POST', '/@login', credentials)).token
+}
+
+function seed (databaseUrl, talks) {
+  const output = execFileSync(process.execPath, [join(ROOT, 'bench', 'seed.mjs'), String(talks)], {
+    env: { ...process.env, ...SERVICE_ENV, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  return JSON.parse(output.trim().split('\n').pop())
+}
+
+async function inspect (databaseUrl, sql) {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try { return (await client.query(sql)).rows } finally { await client.end() }
+}
+
+/** Paths of published talks spread over the whole folder, and how many talks there are. */
+async function sampleTalks (databaseUrl) {
+  const rows = await inspect(databaseUrl, `SELECT path FROM content WHERE portal_type = 'talk' AND review_state = 'published'
+    ORDER BY md5(path) LIMIT ${SAMPLE_TALKS}`)
+  const [{ n }] = await inspect(databaseUrl, "SELECT count(*)::int AS n FROM content WHERE portal_type = 'talk'")
+  return { paths: rows.map(r => r.path), count: n }
+}
+
+/** Every item of a folder should have its own position; concurrent creates must not share one. */
+async function positionsInTalks (databaseUrl) {
+  const [row] = await inspect(databaseUrl, `SELECT count(*)::int AS items, count(DISTINCT position)::int AS positions
+    FROM content WHERE parent_uid = (SELECT uid FROM content WHERE path = '/talks')`)
+  return row
+}
+
+async function startService (databaseUrl) {
+  return await startServer({
+    script: join(ROOT, 'dist', 'core', 'server.js'),
+    nodeArgs: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
+    env: { ...SERVICE_ENV, DATABASE_URL: databaseUrl },
+    port: await freePort(),
+    readyPath: '/',
+    logFile: join(outDir, 'service.log')
+  })
+}
+
+async function idleMemory (server) {
+  await sleep(IDLE_SETTLE_MS)
+  return await server.memory()
+}
+
+/** The commit measured, and whether the working tree differed from it. */
+function revision () {
+  const git = (...gitArgs) => execFileSync('git', gitArgs, { cwd: ROOT, encoding: 'utf8' }).trim()
+  try {
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' + uncommitted changes'}`
+  } catch {
+    return 'unknown (not a git checkout)'
+  }
+}
+
+async function main () {
+  if (!args['no-build']) {
+    say('building the service (npm run build)')
+    try {
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' })
+    } catch {
+      throw new Error('the build failed (above); fix it, or measure dist/ as it is with --no-build')
+    }
+  }
+  mkdirSync(outDir, { recursive: true })
+  const database = await createDatabase()
+  const report = {
+    profile: profileName,
+    settings,
+    startedAt: new Date().toISOString(),
+    revision: revision(),
+    machine: {
+      cpus: os.availableParallelism(),
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGiB: os.totalmem() / 2 ** 30,
+      node: process.version,
+      postgres: await postgresVersion(),
+      loadAverage: os.loadavg()
+    },
+    service: { seeded: [] },
+    results: []
+  }
+  let service
+  let floor
+  const load = loadGenerator()
+  try {
+    say(`database ${database.name}; starting the service on an empty database`)
+    service = await startService(database.url)
+    report.service.fresh = { startupMs: service.startupMs, idle: await idleMemory(service) }
+    floor = await startServer({
+      script: join(ROOT, 'bench', 'floor.mjs'), env: { DATABASE_URL: database.url }, port: await freePort(), readyPath: '/static', logFile: join(outDir, 'floor.log')
+    })
+    const adminToken = await login(service.url, { login: 'admin', password: ADMIN_PASSWORD })
+    await call(service.url, 'POST', '/@users', { username: MEMBER.login, email: 'bench-member@example.org', password: MEMBER.password, roles: ['Member'] }, adminToken)
+    const tokens = { admin: adminToken, member: await login(service.url, MEMBER) }
+
+    let job = 0
+    const measure = async (scenario, talks, ctx) => {
+      say(`${scenario.id} at ${talks} talks`)
+      if (scenario.settings !== undefined) await call(service.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
+      const target = scenario.target === 'floor' ? floor : service
+      const jobCtx = { ...ctx, job: ++job }
+      const result = await load.run({
+        scenarioId: scenario.id,
+        ctx: jobCtx,
+        url: target.url,
+        connections: settings.connections,
+        duration: settings.duration,
+        warmup: scenario.amount !== undefined ? 0 : settings.warmup,
+        amount: scenario.amount?.(jobCtx)
+      })
+      const record = { id: scenario.id, title: scenario.title, group: scenario.group, talks, unit: scenario.unit ?? 'req/s', ...result }
+      if (scenario.target !== 'floor') record.memoryAfter = await service.memory()
+      report.results.push(record)
+      if (result.status !== 'measured') say(`${scenario.id} failed: ${result.reason}`)
+      return record
+    }
+
+    for (const [level, size] of settings.sizes.entries()) {
+      say(`seeding to ${size} talks`)
+      const seeded = seed(database.url, size)
+      say(`seeded ${seeded.added} talks in ${seeded.seconds.toFixed(1)} s`)
+      const sample = await sampleTalks(database.url)
+      report.service.seeded.push({ talks: sample.count, seedSeconds: seeded.seconds, memory: await service.memory() })
+      const ctx = { talks: sample.paths, tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks }
+      // The floor before and after the level's scenarios: its mean is the
+      // level's floor, and the difference shows how much the machine drifted.
+      const floorScenario = SCENARIOS.find(s => s.id === 'floor-db')
+      const before = await measure(floorScenario, sample.count, ctx)
+      const records = []
+      for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && selected(s) && (level === 0 || s.scaled))) {
+        records.push(await measure(scenario, sample.count, ctx))
+      }
+      const after = await measure(floorScenario, sample.count, ctx)
+      if (before.status === 'measured' && after.status === 'measured') {
+        const floorRate = (before.rate + after.rate) / 2
+        after.drift = after.rate / before.rate - 1
+        for (const record of records.filter(r => r.status === 'measured' && r.group !== 'floor')) {
+          record.floorRate = floorRate
+          record.ratio = record.requestsPerSecond / floorRate
+        }
+      }
+    }
+    for (const pending of PENDING.filter(p => !SCENARIOS.some(s => s.id === p.id) && selected(p))) {
+      report.results.push({ ...pending, unit: pending.unit ?? 'req/s', status: 'not-available' })
+    }
+
+    report.integrity = { talksFolder: await positionsInTalks(database.url) }
+    report.machine.loadAverageAtEnd = os.loadavg()
+    report.service.peakMB = (await service.memory()).peak
+    say('restarting the service on the seeded database')
+    await service.stop()
+    service = await startService(database.url)
+    report.service.restart = { startupMs: service.startupMs, idle: await idleMemory(service) }
+  } finally {
+    load.stop()
+    await floor?.stop()
+    await service?.stop()
+    await database.drop()
+  }
+
+  report.targets = checkTargets(report)
+  writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 2))
+  writeFileSync(join(outDir, 'report.md'), markdownReport(report) + '\n')
+  console.log(terminalReport(report))
+  say(`results in ${outDir} (report.json, report.md${args['cpu-prof'] ? ', profiles/' : ''})`)
+}
+
+main().catch(err => {
+  say(`stopped: ${err.stack ?? err}`)
+  process.exitCode = 1
+})

@@ -1,0 +1,176 @@
+/**
+ * What the benchmark measures. Each entry is one scenario: run.mjs reads its
+ * description, the load generator (load.mjs) builds its requests with
+ * `plan(ctx)`. `ctx` carries what the run prepared: tokens (admin, member),
+ * the member's login, paths of published talks, the bulk size, a job number.
+ *
+ * Fields: `target` (service or floor), `group` (floor, read, search, write,
+ * job), `scaled` (run again at every size of the scaling profile), `amount`
+ * (a job of a fixed number of requests instead of a fixed duration),
+ * `requestsPerItem` (requests per reported item, for jobs whose unit is not a
+ * request), `settings` (Solr control-panel values the run sets before it).
+ * A plan gives autocannon's `requests` and may give `check(body, headers)`,
+ * which judges the first answer before anything is measured (null = fine).
+ *
+ * A scenario the service cannot run yet is listed in PENDING with the
+ * reason; it is switched on by adding its entry to SCENARIOS (same id).
+ */
+import { FULL_TEXT_QUERIES, talkBody } from './talks.mjs'
+
+const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
+const auth = token => ({ authorization: `Bearer ${token}` })
+
+/** A request that walks through `paths`, one per request, across all connections. */
+function rotating (method, paths, headers = {}) {
+  let next = 0
+  return {
+    method,
+    headers: { accept: 'application/json', ...headers },
+    setupRequest: request => ({ ...request, path: paths[next++ % paths.length] })
+  }
+}
+
+/** A POST of a new, unique talk to /talks. */
+function createTalk (ctx, token) {
+  let n = 0
+  return {
+    method: 'POST',
+    path: '/talks',
+    headers: { ...JSON_HEADERS, ...auth(token) },
+    setupRequest: request => ({ ...request, body: JSON.stringify(talkBody(1_000_000 * ctx.job + n, `new ${ctx.job}-${n++}`)) })
+  }
+}
+
+const expectType = type => body => body['@type'] === type ? null : `answered @type ${body['@type']}, not ${type}`
+
+export const SCENARIOS = [
+  {
+    id: 'floor-db',
+    title: 'floor: one talk row, pg',
+    target: 'floor',
+    group: 'floor',
+    scaled: true,
+    plan: ctx => ({
+      requests: [rotating('GET', ctx.talks.map(p => `/row${p}`))],
+      check: row => row.portal_type === 'talk' ? null : `answered a row of type ${row.portal_type}, not talk`
+    })
+  },
+  {
+    id: 'floor-static',
+    title: 'floor: no database',
+    target: 'floor',
+    group: 'floor',
+    plan: () => ({ requests: [{ method: 'GET', path: '/static' }] })
+  },
+  {
+    id: 'get-talk-anon',
+    title: 'GET one talk, anonymous',
+    group: 'read',
+    scaled: true,
+    plan: ctx => ({ requests: [rotating('GET', ctx.talks)], check: expectType('talk') })
+  },
+  {
+    id: 'get-talk-auth',
+    title: 'GET one talk, authenticated',
+    group: 'read',
+    scaled: true,
+    plan: ctx => ({ requests: [rotating('GET', ctx.talks, auth(ctx.tokens.member))], check: expectType('talk') })
+  },
+  {
+    id: 'get-folder',
+    title: 'GET /talks (25 items)',
+    group: 'read',
+    scaled: true,
+    plan: () => ({
+      requests: [{ method: 'GET', path: '/talks', headers: { accept: 'application/json' } }],
+      check: body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
+    })
+  },
+  {
+    id: 'search-catalogue',
+    title: '@search portal_type, sort_on=Date',
+    group: 'search',
+    scaled: true,
+    plan: () => ({
+      requests: [{ method: 'GET', path: '/@search?portal_type=talk&sort_on=Date&sort_order=descending', headers: { accept: 'application/json' } }],
+      check: body => body.items?.length === 25 ? null : `found ${body.items?.length} items, not 25`
+    })
+  },
+  {
+    id: 'search-fulltext',
+    title: '@search full text, catalogue',
+    group: 'search',
+    scaled: true,
+    plan: () => ({
+      requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
+      check: body => body.items_total > 0 ? null : 'found nothing'
+    })
+  },
+  {
+    id: 'create',
+    title: 'POST create, no Solr',
+    group: 'write',
+    scaled: true,
+    settings: { active: false },
+    plan: ctx => ({ requests: [createTalk(ctx, ctx.tokens.member)], check: expectType('talk') })
+  },
+  {
+    id: 'patch',
+    title: 'PATCH one talk',
+    group: 'write',
+    plan: ctx => {
+      let n = 0
+      return {
+        requests: [{
+          method: 'PATCH',
+          headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
+          setupRequest: request => ({ ...request, path: ctx.talks[n % ctx.talks.length], body: JSON.stringify({ description: `Edited ${ctx.job}-${n++}` }) })
+        }]
+      }
+    }
+  },
+  {
+    id: 'login',
+    title: 'POST @login',
+    group: 'write',
+    plan: ctx => ({
+      requests: [{ method: 'POST', path: '/@login', headers: JSON_HEADERS, body: JSON.stringify(ctx.memberLogin) }],
+      check: body => typeof body.token === 'string' ? null : 'answered no token'
+    })
+  },
+  {
+    id: 'bulk-import',
+    title: 'bulk import: create + publish',
+    group: 'job',
+    unit: 'talks/s',
+    requestsPerItem: 2,
+    amount: ctx => 2 * ctx.bulkTalks,
+    plan: ctx => ({
+      requests: [
+        {
+          ...createTalk(ctx, ctx.tokens.admin),
+          onResponse: (status, body, context) => { context.created = status === 201 ? new URL(JSON.parse(body)['@id']).pathname : undefined }
+        },
+        {
+          method: 'POST',
+          headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
+          // Nothing was created (the failure is counted): no request makes autocannon start over with a new create.
+          setupRequest: (request, context) => context.created === undefined ? null : { ...request, path: `${context.created}/@workflow/publish` }
+        }
+      ],
+      check: expectType('talk')
+    })
+  }
+]
+
+/** Scenarios of the issue that wait for later work, with what they wait for. */
+const SOLR = 'waits for the Solr integration (later issue) and a Solr (infra/solr-dev) started by the run'
+const QUEUE = 'waits for the asynchronous index queue (BullMQ on Redis, later issue)'
+export const PENDING = [
+  { id: 'search-solr', title: '@search full text, Solr', group: 'search', reason: `${SOLR}; must check X-Search-Engine: solr` },
+  { id: 'create-solr-immediate', title: 'POST create, Solr sync immediate', group: 'write', reason: `${SOLR}; settings auto_commit: true` },
+  { id: 'create-solr-batched', title: 'POST create, Solr sync batched', group: 'write', reason: `${SOLR}; settings auto_commit: false, commit_within > 0` },
+  { id: 'create-solr-async', title: 'POST create, Solr async', group: 'write', reason: `${QUEUE}; settings async_indexing: true` },
+  { id: 'reindex-solr', title: 'reindex N talks into Solr', group: 'job', unit: 'docs/s', reason: `${SOLR}; @solr-maintenance/reindex` },
+  { id: 'queue-drain', title: 'drain of the async index queue', group: 'job', unit: 'ops/s', reason: `${QUEUE}; time to empty index_outbox with the worker started after N writes` }
+]
