@@ -38,11 +38,17 @@ export const SolrSettingsSchema = Type.Object({
   field_list: Type.Array(Type.String(), { default: [], title: 'Default fields to be returned' }),
   levenshtein_distance: Type.Integer({ default: 0, minimum: 0, maximum: 2, title: 'Levenshtein distance' }),
   atomic_updates: Type.Boolean({ default: true, title: 'Enable atomic updates' }),
-  boost_rules: Type.Record(Type.String(), Type.Number(), { default: {}, title: 'Field boosts', description: 'Field name → boost, as data (never code)' })
+  boost_rules: Type.Record(Type.String(), Type.Number({ exclusiveMinimum: 0 }), {
+    default: {},
+    title: 'Boost rules',
+    description: 'As data, never code: `field` → boost of full-text matches in that field; `field:value` → boost of documents with that value'
+  })
 }, { additionalProperties: false })
 
 export type SolrSettings = Static<typeof SolrSettingsSchema>
 export type SettingName = keyof SolrSettings
+/** A check of the effective settings beyond their schema: the problems found, one per setting. */
+export type SettingsCheck = (settings: SolrSettings) => FieldError[]
 
 /** Environment variables that declare a setting (they win over the control panel). */
 const ENVIRONMENT: Partial<Record<keyof Config, SettingName>> = {
@@ -60,7 +66,7 @@ const ENVIRONMENT: Partial<Record<keyof Config, SettingName>> = {
   SOLR_MAX_RESULTS: 'max_results'
 }
 
-const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
+export const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
 const STORAGE_KEY = 'controlpanel:solr-controlpanel'
 
 /** Converts and checks declared values; an operator's mistake stops the start with a clear message. */
@@ -94,6 +100,7 @@ export class Settings {
   private readonly locked: Partial<SolrSettings>
   private readonly listeners: Array<(settings: SolrSettings) => void | Promise<void>> = []
   private readonly partialCheck = Compile(Type.Partial(SolrSettingsSchema))
+  private readonly checks: SettingsCheck[] = []
 
   constructor (private readonly db: Db, config: Config) {
     this.locked = declared(config)
@@ -112,6 +119,17 @@ export class Settings {
 
   lockedNames (): string[] { return Object.keys(this.locked) }
 
+  /**
+   * Adds a check that needs more than the schema (e.g. field names the
+   * content types define); it runs on every change and at once on the
+   * declarative values, so that an operator's mistake stops the start.
+   */
+  addCheck (check: SettingsCheck): void {
+    const problems = check(this.solr).filter(e => e.field !== undefined && e.field in this.locked)
+    if (problems.length > 0) throw new Error(`Invalid declarative Solr settings: ${problems.map(e => `${e.field}: ${e.message}`).join('; ')}`)
+    this.checks.push(check)
+  }
+
   onChange (listener: (settings: SolrSettings) => void | Promise<void>): void { this.listeners.push(listener) }
 
   /** Validates and stores changes; a locked setting cannot be changed here. */
@@ -125,8 +143,12 @@ export class Settings {
     if (errors.length === 0 && !this.partialCheck.Check(changes)) {
       for (const e of this.partialCheck.Errors(changes)) errors.push(fieldError(e.instancePath.split('/')[1] ?? '', e.message))
     }
-    if (errors.length > 0) throw ValidationFailed(errors)
     const next = { ...this.stored, ...changes as Partial<SolrSettings> }
+    if (errors.length === 0) {
+      const effective = { ...this.solr, ...next, ...this.locked }
+      for (const check of this.checks) errors.push(...check(effective).filter(e => e.field !== undefined && e.field in (changes as object)))
+    }
+    if (errors.length > 0) throw ValidationFailed(errors)
     await this.db.query(`INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
       [STORAGE_KEY, JSON.stringify(next)])
     this.stored = next

@@ -1,7 +1,7 @@
 import type { CatalogQuery } from '../catalog-query.js'
 import { BadRequest } from '../errors.js'
 import { foldText, pathDepth, type IndexDefinition } from '../indexes.js'
-import type { SolrSettings } from '../settings.js'
+import { fieldError, type SettingsCheck, type SolrSettings } from '../settings.js'
 import { parseBoolean, parseDate, parseInteger } from '../zope-query.js'
 import type { Solr } from './client.js'
 
@@ -147,6 +147,38 @@ export function searchableTextClause (input: string, settings: Pick<SolrSettings
   return `(${positive}) ${text.exclude.map(e => `-SearchableText:${e}`).join(' ')}`
 }
 
+/** A boost rule's key: `field` (a field boost) or `field:value` (a document boost). */
+function boostRule (key: string): { field: string, value?: string } {
+  const colon = key.indexOf(':')
+  return colon < 0 ? { field: key } : { field: key.slice(0, colon), value: key.slice(colon + 1) }
+}
+
+/** The `boost_rules` setting names only fields of the Solr schema, with a value where it has a colon. */
+export function boostRulesCheck (fieldNames: ReadonlySet<string>): SettingsCheck {
+  return settings => Object.keys(settings.boost_rules).flatMap(key => {
+    const { field, value } = boostRule(key)
+    if (!fieldNames.has(field)) return [fieldError('boost_rules', `The boost rule '${key}' names the unknown field '${field}'.`)]
+    if (value === '') return [fieldError('boost_rules', `The boost rule '${key}' has no value after the colon.`)]
+    return []
+  })
+}
+
+/**
+ * The `boost_rules` as a clause that every document matches (`*:*^0`) and
+ * that adds to the score where a rule applies: full-text words in a boosted
+ * field, or a boosted field value. It changes the order, never the matches.
+ */
+export function boostClause (input: string, settings: Pick<SolrSettings, 'boost_rules' | 'levenshtein_distance'>): string | null {
+  const rules = Object.entries(settings.boost_rules)
+  const words = searchableTextValue(input, settings.levenshtein_distance)?.value ?? null
+  if (rules.length === 0 || words === null) return null
+  const boosts = rules.map(([key, boost]) => {
+    const { field, value } = boostRule(key)
+    return `${field}:${value === undefined ? words : quote(value)}^${boost}`
+  })
+  return ['*:*^0', ...boosts].join(' OR ')
+}
+
 /** A record value (`{query, range, operator, depth}`) or a plain one, as `{query, …}`. */
 function asRecord (value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : { query: value }
@@ -196,6 +228,8 @@ export class SolrQueryTranslator {
         for (const n of names) clauses.delete(n)
       }
       q = clauses.size === 0 ? '*:*' : [...clauses.values()].map(c => `+(${c!})`).join(' ')
+      const boost = text !== null && clauses.has('SearchableText') ? boostClause(text, settings) : null
+      if (boost !== null) q += ` +(${boost})`
     }
 
     if (query.sortLimit !== undefined && query.sortLimit < 1) throw BadRequest('sort_limit must be at least 1.')

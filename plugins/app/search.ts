@@ -5,7 +5,7 @@ import { batchOf } from '../../core/batching.js'
 import { isQueryParameter } from '../../core/catalog-query.js'
 import { catalogListing, type ListingOptions } from '../../core/listing.js'
 import { SolrUnavailable } from '../../core/solr/client.js'
-import { SolrQueryTranslator } from '../../core/solr/query.js'
+import { boostRulesCheck, SolrQueryTranslator } from '../../core/solr/query.js'
 import { solrListing } from '../../core/solr/search.js'
 import type { SolrSettings } from '../../core/settings.js'
 import { parseBoolean, parseInteger, parseZopeQuery } from '../../core/zope-query.js'
@@ -70,7 +70,9 @@ export function routesToSolr (settings: SolrSettings, query: Record<string, unkn
  * outage, never a 500.
  */
 export default fp(async fastify => {
-  const translator = new SolrQueryTranslator(name => fastify.catalogSearch.index(name), new Set(fastify.solr.generatedFields))
+  const solrFields = new Set(fastify.solr.generatedFields)
+  const translator = new SolrQueryTranslator(name => fastify.catalogSearch.index(name), solrFields)
+  fastify.settings.addCheck(boostRulesCheck(solrFields))
   let outage = false
 
   fastify.get('/@search', {

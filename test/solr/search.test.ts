@@ -235,6 +235,24 @@ t.test('@search answered by Solr', async t => {
     await patchSettings(app, { effective_steps: 1_000_000_000 })
     t.same(await found(text('keynote')), [], 'effective_steps rounds "now" down to 2001: not yet effective then')
     await patchSettings(app, { effective_steps: 1 })
+
+    const ranked = async (query: string): Promise<string[]> => (await search(query)).keys
+    const either = text('stack OR keynote')
+    t.same(await ranked(either), ['fastify', 'keynote'], 'relevance: "stack" in a short description outweighs "keynote" in the title')
+    await patchSettings(app, { boost_rules: { Title: 1000 } })
+    t.same(await ranked(either), ['keynote', 'fastify'], 'boost_rules, a field boost: the title match first')
+    for (const [room, first] of [['101', 'fastify'], ['Auditorium', 'keynote']]) {
+      await patchSettings(app, { boost_rules: { [`room:${room}`]: 1000 } })
+      t.equal((await ranked(text('plone')))[0], first, `boost_rules, a document boost: room ${room} first`)
+    }
+    t.same(await found(text('plone')), ['fastify', 'keynote'], 'boosts change the order, never what is found')
+    for (const rules of [{ nosuch: 2 }, { 'room:': 2 }, { Title: 0 }, { Title: 'high' }]) {
+      const res = await call('PATCH', '/@controlpanels/solr-controlpanel', { boost_rules: rules }, admin)
+      t.equal(res.statusCode, 400, `boost_rules ${JSON.stringify(rules)} refused`)
+      t.match(res.json(), { type: 'BadRequest', errors: [{ field: 'boost_rules' }] }, 'in the error shape, naming the setting')
+    }
+    t.same(app.app.settings.solr.boost_rules, { 'room:Auditorium': 1000 }, 'a refused change changes nothing')
+    await patchSettings(app, { boost_rules: {} })
   })
 
   await t.test('settings seen only in the request to Solr: filter_queries, field_list, slow_query_threshold', async t => {

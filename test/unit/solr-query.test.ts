@@ -5,7 +5,7 @@ import { contentTypesDir } from '../../core/paths.js'
 import { ContentTypeRegistry } from '../../core/registry.js'
 import { DEFAULT_SEARCH_PATTERN, SolrSettingsSchema, type SolrSettings } from '../../core/settings.js'
 import { solrFields } from '../../core/solr/configset.js'
-import { escapeTerm, quote, searchableTextClause, searchableTextValue, SolrQueryTranslator, type SearchableTextValue, type SolrQuery } from '../../core/solr/query.js'
+import { boostRulesCheck, escapeTerm, quote, searchableTextClause, searchableTextValue, SolrQueryTranslator, type SearchableTextValue, type SolrQuery } from '../../core/solr/query.js'
 
 // What the service's query becomes in Solr's parameters. The Solr tests
 // (test/solr/*.test.ts) check against solr-dev that these find the right talks.
@@ -157,4 +157,15 @@ t.test('sorting, paging, fields, facets, highlighting', async t => {
   t.match(translate({ highlightFields: ['Title'] }, { highlight_fields: ['description'] }), { 'hl.fl': 'Title' }, 'hl.fl of the query wins')
   t.throws(() => translate({ highlightFields: ['nosuch'] }), { statusCode: 400, message: /nosuch/ })
   t.notOk('hl' in translate({}), 'no highlighting unless asked')
+})
+
+t.test('boost_rules: a clause every document matches, adding to the score where a rule applies', async t => {
+  const rules = { Title: 3, 'room:C++ "x"': 1.5 }
+  const q = translate({ criteria: { SearchableText: 'plone' } }, { boost_rules: rules }).q
+  t.equal(q.split(' +(*:*^0 OR ')[1], 'Title:(plone* OR plone)^3 OR room:"C++ \\"x\\""^1.5)', 'field words and quoted document values')
+  t.notMatch(translate({ criteria: { portal_type: 'talk' } }, { boost_rules: rules }).q, /\^0/, 'no full text, no scoring: no boosts')
+  t.notMatch(translate({ criteria: { SearchableText: 'plone' } }).q, /\^0/, 'no rules, no clause')
+  const check = boostRulesCheck(new Set(['Title', 'room']))
+  t.same(check({ ...DEFAULTS, boost_rules: rules }), [])
+  t.match(check({ ...DEFAULTS, boost_rules: { nosuch: 1, 'room:': 1 } }), [{ field: 'boost_rules', message: /unknown field 'nosuch'/ }, { field: 'boost_rules', message: /no value/ }])
 })
