@@ -31,8 +31,11 @@ const MAX_RETRY_MS = 60_000
 /** Objects per delivery of the background loop. */
 const LOOP_BATCH = 200
 
-/** Solr answered and said no (a bad document), as opposed to not answering. */
-const refused = (err: unknown): boolean => err instanceof SolrUnavailable && err.status !== undefined && err.status >= 400 && err.status < 500
+/**
+ * Solr answered and said no to a document (400), as opposed to not answering,
+ * or answering 401/403/404 (credentials, core), which no document causes.
+ */
+const refused = (err: unknown): boolean => err instanceof SolrUnavailable && err.status === 400
 
 /**
  * Delivers the outbox to Solr. Requests deliver their own operations right

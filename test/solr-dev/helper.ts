@@ -85,16 +85,19 @@ function alive (pid: number): boolean {
  * Starts solr-dev with the given cores (default: core "test" on the test configset) and
  * registers its shutdown and the removal of its data directory with the test.
  */
-export async function startSolrDev (t: TapLike, options: { cores?: Record<string, string>, configsets?: string } = {}): Promise<SolrDev> {
+export async function startSolrDev (t: TapLike, options: { cores?: Record<string, string>, configsets?: string, basicAuth?: string } = {}): Promise<SolrDev> {
   const cores = options.cores ?? { test: TEST_CONFIGSET }
   const dataDir = await mkdtemp(join(tmpdir(), 'solr-dev-test-'))
   const port = await freePort()
   const args = ['--port', String(port), '--data', dataDir, '--timeout', '120']
   for (const [name, dir] of Object.entries(cores)) args.push('--core', `${name}=${dir}`)
   if (options.configsets !== undefined) args.push('--configsets', options.configsets)
+  if (options.basicAuth !== undefined) args.push('--basic-auth', options.basicAuth)
+  const authorization: Record<string, string> = options.basicAuth === undefined ? {} : { authorization: `Basic ${Buffer.from(options.basicAuth).toString('base64')}` }
 
   const url = `http://127.0.0.1:${port}/solr`
-  const request = async (path: string, init?: RequestInit): Promise<Response> => await fetch(`${url}/${path}`, init)
+  const request = async (path: string, init?: RequestInit): Promise<Response> =>
+    await fetch(`${url}/${path}`, { ...init, headers: { ...authorization, ...init?.headers as Record<string, string> } })
   const solr: SolrDev = {
     port,
     url,

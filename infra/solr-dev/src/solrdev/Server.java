@@ -29,6 +29,8 @@ public final class Server {
   private final Map<String, Core> cores = new ConcurrentHashMap<>();
   private final Path dataDir;
   private final Path configSets;
+  /** `Basic …` every request must carry (Solr's BasicAuthPlugin with blockUnknown), or null for none. */
+  private String requiredAuthorization;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "solr-dev-commits");
     t.setDaemon(true);
@@ -43,6 +45,7 @@ public final class Server {
   public static void main(String[] args) throws Exception {
     int port = 8983;
     Path data = null, configSets = null, pidFile = null;
+    String basicAuth = null;
     Map<String, Path> coreArgs = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -52,6 +55,7 @@ public final class Server {
         case "--data": data = Paths.get(v); i++; break;
         case "--configsets": configSets = Paths.get(v); i++; break;
         case "--pid-file": pidFile = Paths.get(v); i++; break;
+        case "--basic-auth": basicAuth = v; i++; break;
         case "--core": {
           int eq = v == null ? -1 : v.indexOf('=');
           if (eq <= 0) usage("--core needs NAME=CONFIGSET_DIR");
@@ -66,6 +70,10 @@ public final class Server {
     Files.createDirectories(data);
     Server s = new Server(data.toAbsolutePath(), configSets == null ? null : configSets.toAbsolutePath());
     s.loadCores(coreArgs);
+    if (basicAuth != null) {
+      if (basicAuth.indexOf(':') <= 0) usage("--basic-auth needs USER:PASSWORD");
+      s.requiredAuthorization = "Basic " + java.util.Base64.getEncoder().encodeToString(basicAuth.getBytes(StandardCharsets.UTF_8));
+    }
 
     Http http = new Http(port, s::handle);
     Path pid = pidFile;
@@ -88,7 +96,7 @@ public final class Server {
 
   private static void usage(String why) {
     System.err.println("solr-dev: " + why);
-    System.err.println("usage: Server --data DIR [--port P] [--core NAME=CONFIGSET_DIR]... [--configsets DIR] [--pid-file FILE]");
+    System.err.println("usage: Server --data DIR [--port P] [--core NAME=CONFIGSET_DIR]... [--configsets DIR] [--pid-file FILE] [--basic-auth USER:PASSWORD]");
     System.exit(2);
   }
 
@@ -159,6 +167,9 @@ public final class Server {
       }
       String wt = params.get("wt");
       if (wt != null && !wt.equals("json")) throw SolrError.unsupported("wt=" + wt + " (JSON only)");
+      if (requiredAuthorization != null && !requiredAuthorization.equals(ex.header("Authorization"))) {
+        throw new SolrError(401, ex.header("Authorization") == null ? "require authentication" : "Bad credentials");
+      }
       String[] path = ex.path.replaceAll("/+$", "").split("/");
       if (path.length < 3 || !path[1].equals("solr")) throw new SolrError(404, "Not Found: " + ex.path);
       if (path[2].equals("admin")) {
