@@ -15,7 +15,7 @@ export class Catalog {
   private readonly indexes: IndexDefinition[]
   private readonly upsertSql: string
 
-  constructor (private readonly registry: ContentTypeRegistry) {
+  constructor (registry: ContentTypeRegistry) {
     this.indexes = [...registry.indexes.values()]
     const columns = this.indexes.map(column)
     const values = this.indexes.map((_, i) => `$${i + 4}`)

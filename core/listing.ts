@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { CatalogQuery } from './catalog-query.js'
 import { batchingLinks, type Batch } from './batching.js'
 import type { ContentRow, Located } from './content-store.js'
 import { allows, Permission, principalsOf, SITE_ROLE_MAP } from './security.js'
@@ -34,13 +35,9 @@ export function seesInactive (request: FastifyRequest): boolean {
   return allows(SITE_ROLE_MAP[Permission.AccessInactive], new Set(request.principal.roles))
 }
 
-/**
- * One page of catalogue results as summaries (or full objects), with the
- * caller's principals and the effective-date filter always applied: folder
- * listings and `@search` both answer through this.
- */
-export async function catalogListing (fastify: FastifyInstance, request: FastifyRequest, options: ListingOptions): Promise<Listing> {
-  const result = await fastify.catalogSearch.search(fastify.db, {
+/** The query of a listing as the caller may run it: their principals and whether they see inactive content. */
+export function queryOf (request: FastifyRequest, options: ListingOptions): CatalogQuery {
+  return {
     criteria: options.criteria,
     sortOn: options.sortOn,
     descending: options.descending,
@@ -51,7 +48,16 @@ export async function catalogListing (fastify: FastifyInstance, request: Fastify
     showInactive: seesInactive(request),
     showInactiveOf: options.showInactive === true ? request.principal.userId ?? undefined : undefined,
     facetFields: options.facetFields
-  })
+  }
+}
+
+/**
+ * One page of catalogue results as summaries (or full objects), with the
+ * caller's principals and the effective-date filter always applied: folder
+ * listings and `@search` both answer through this.
+ */
+export async function catalogListing (fastify: FastifyInstance, request: FastifyRequest, options: ListingOptions): Promise<Listing> {
+  const result = await fastify.catalogSearch.search(fastify.db, queryOf(request, options))
   const items = options.fullobjects
     ? await fullObjects(fastify, request, result.rows.map(r => String(r.uid)))
     : result.rows.map(row => fastify.serializer.summaryFromCatalog(request.baseUrl, row, options.metadataFields))

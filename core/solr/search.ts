@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import { batchingLinks } from '../batching.js'
-import { seesInactive, type Listing, type ListingOptions } from '../listing.js'
-import { principalsOf } from '../security.js'
+import { queryOf, type Listing, type ListingOptions } from '../listing.js'
 import type { SolrSettings } from '../settings.js'
 import { addressOf, urlOf } from '../url.js'
 import type { SelectResponse, Solr } from './client.js'
@@ -57,16 +56,7 @@ export async function solrListing (fastify: FastifyInstance, request: FastifyReq
   options: SolrListingOptions): Promise<SolrListing> {
   const settings = fastify.settings.solr
   const { params, pageSize } = translator.translate({
-    criteria: options.criteria,
-    sortOn: options.sortOn,
-    descending: options.descending,
-    sortLimit: options.sortLimit,
-    start: options.batch.start,
-    size: options.batch.size,
-    principals: principalsOf(request.principal),
-    showInactive: seesInactive(request),
-    showInactiveOf: options.showInactive === true ? request.principal.userId ?? undefined : undefined,
-    facetFields: options.facetFields,
+    ...queryOf(request, options),
     highlightFields: options.highlightFields,
     neededFields: [...SUMMARY_FIELDS, ...options.metadataFields]
   }, settings)
