@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import app, { type AppOptions } from './app.js'
 import { loadConfig, type Config } from './config.js'
+import { closeOnSignals } from './signals.js'
 import { createUrlRewriter } from './url.js'
 
 /**
@@ -28,13 +29,7 @@ async function main (): Promise<void> {
   const started = Date.now()
   const config = loadConfig()
   const fastify = await buildServer(config)
-  const shutdown = async (signal: string): Promise<void> => {
-    fastify.log.info({ signal }, 'shutting down')
-    await fastify.close()
-    process.exit(0)
-  }
-  process.once('SIGTERM', () => { void shutdown('SIGTERM') })
-  process.once('SIGINT', () => { void shutdown('SIGINT') })
+  closeOnSignals(fastify, 'shutting down')
   await fastify.listen({ port: config.PORT, host: config.HOST })
   fastify.log.info({ ms: Date.now() - started, database: fastify.db.kind }, 'ready')
 }

@@ -1,6 +1,7 @@
 import type { CatalogSearch } from './catalog-query.js'
 import type { Catalog } from './catalog.js'
 import type { Config } from './config.js'
+import type { AsyncIndexing } from './queue/async-indexing.js'
 import type { ContentStore } from './content-store.js'
 import type { Db } from './db.js'
 import type { ContentTypeRegistry } from './registry.js'
@@ -25,6 +26,8 @@ declare module 'fastify' {
     settings: Settings
     /** The Solr integration: client, live schema, indexer (plugins/app/solr.ts). */
     solr: SolrService
+    /** Asynchronous indexing: queue, relay, worker (plugins/app/index-queue.ts); null when async_indexing is off. */
+    indexing: AsyncIndexing | null
   }
   interface FastifyRequest {
     /** The authenticated caller, or anonymous. */

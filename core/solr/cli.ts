@@ -5,10 +5,15 @@ import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../config.js'
 import { contentTypesDir, projectRoot } from '../paths.js'
 import { ContentTypeRegistry } from '../registry.js'
+import { indexingStatus, type IndexingStatus } from '../queue/status.js'
 import { buildServer } from '../server.js'
 import { configsetFiles, driftCount, type Progress } from './maintenance.js'
 
+/** How long status and retry wait for the queue's Redis connection (ms). */
+const REDIS_WAIT_MS = 3_000
+const OPERATIONS = ['reindex', 'sync', 'clear', 'schema', 'status', 'retry']
 const USAGE = `usage: npm run solr -- <reindex|sync|clear|schema> [--check] [--type T] [--write]
+       npm run solr -- <status|retry>
   reindex [--type T]   index every object (or every object of type T) in batches, then commit
   sync [--check]       compare the catalogue with Solr by UID and modified; --check only reports
                        (exit code 1 on drift), otherwise index missing/stale and remove orphans
@@ -16,7 +21,22 @@ const USAGE = `usage: npm run solr -- <reindex|sync|clear|schema> [--check] [--t
   schema               print the generated schema.xml
   schema --check       check the generated configset against infra/solr/conf and the live core's
                        fields (exit code 1 on difference)
-  schema --write       write the generated configset to infra/solr/conf`
+  schema --write       write the generated configset to infra/solr/conf
+  status               indexing: the queue (waiting, in flight, delayed, failed jobs with Solr's
+                       message), the outbox and the age of its oldest operation
+  retry                after fixing what Solr refused: queue the refused operations again and
+                       drop the failed jobs (asynchronous indexing)`
+
+/** The status as lines for a terminal or a log. */
+export function formatStatus (s: IndexingStatus): string {
+  const lines = [`async indexing: ${s.async_indexing ? `on (worker: ${s.worker ?? ''})` : 'off'}`]
+  lines.push(`redis: ${s.redis}${s.redis_error !== undefined ? ` (${s.redis_error})` : ''}`)
+  if (s.queue !== null) lines.push(`queue: waiting ${s.queue.waiting}, active ${s.queue.active}, delayed ${s.queue.delayed}, failed ${s.queue.failed}`)
+  const oldest = s.outbox.oldest_pending_seconds === null ? '' : `, oldest ${s.outbox.oldest_pending_seconds} s`
+  lines.push(`outbox: ${s.outbox.pending} pending${oldest}, ${s.outbox.refused} refused`)
+  for (const job of s.failed_jobs) lines.push(`failed: ${job.uid} after ${job.attempts} attempt(s) at ${job.failed_at ?? '?'}: ${job.error}`)
+  return `${lines.join('\n')}\n`
+}
 
 /** A bar that redraws itself on a terminal, one plain line per batch elsewhere (logs, pipes). */
 export function progressPrinter (label: string, out: NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }): Progress {
@@ -43,7 +63,7 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
     options: { check: { type: 'boolean', default: false }, type: { type: 'string' }, write: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }
   })
   const op = positionals[0]
-  if (values.help || op === undefined || !['reindex', 'sync', 'clear', 'schema'].includes(op)) {
+  if (values.help || op === undefined || !OPERATIONS.includes(op)) {
     out.write(`${USAGE}\n`)
     return values.help ? 0 : 2
   }
@@ -61,7 +81,8 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
   }
   const config = loadConfig()
   // The server's log level, but on stderr's terms: maintenance output is the report.
-  const fastify = await buildServer({ ...config, LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL })
+  // No index worker in a maintenance command, whatever INDEX_WORKER says: it would take jobs only to give them back.
+  const fastify = await buildServer({ ...config, INDEX_WORKER: 'external', LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL })
   await fastify.ready()
   const maintenance = fastify.solr.maintenance
   try {
@@ -80,6 +101,23 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
         await maintenance.clear()
         out.write('cleared\n')
         return 0
+      case 'status':
+        await fastify.indexing?.queue.ready(REDIS_WAIT_MS)
+        out.write(formatStatus(await indexingStatus(fastify.db, fastify.indexing)))
+        return 0
+      case 'retry': {
+        if (fastify.indexing === null) {
+          out.write('async indexing is off: the background loop retries refused documents by itself\n')
+          return 0
+        }
+        if (!await fastify.indexing.queue.ready(REDIS_WAIT_MS)) {
+          out.write(`Redis does not answer at ${fastify.config.REDIS_URL}: nothing changed\n`)
+          return 1
+        }
+        const retried = await fastify.indexing.retry()
+        out.write(`${retried.operations} refused operation(s) left to the relay to queue again, ${retried.failedJobs} failed job(s) dropped\n`)
+        return 0
+      }
       default: {
         const report = await maintenance.schema(confDir, {})
         out.write(report.staleFiles.length === 0 ? 'infra/solr/conf is up to date\n' : `stale in infra/solr/conf: ${report.staleFiles.join(', ')} (write them with --write)\n`)

@@ -35,7 +35,10 @@ const LOOP_BATCH = 200
  * Solr answered and said no to a document (400), as opposed to not answering,
  * or answering 401/403/404 (credentials, core), which no document causes.
  */
-const refused = (err: unknown): boolean => err instanceof SolrUnavailable && err.status === 400
+export const refused = (err: unknown): err is SolrUnavailable => err instanceof SolrUnavailable && err.status === 400
+
+/** A delivery of several objects: how many went to Solr, and the ones whose document Solr refused (with its answer). */
+export interface Delivery { delivered: number, refused: Map<string, SolrUnavailable> }
 
 /**
  * Delivers the outbox to Solr. Requests deliver their own operations right
@@ -77,17 +80,19 @@ export class Indexer implements IndexOperations {
   /**
    * Sends the pending operations of these objects and removes them from the
    * outbox once Solr accepted them. Per object, a transaction-scoped advisory
-   * lock orders concurrent deliveries (other requests, the loop, another
-   * process): the one that waits then reads the newer state. Throws when Solr
-   * fails; the operations stay.
+   * lock orders concurrent deliveries (other requests, the loop, the queue's
+   * workers, another process): the one that waits then reads the newer state.
+   * Throws when Solr fails; the operations stay.
    */
   async flush (uids: string[]): Promise<number> {
     const sorted = [...new Set(uids)].sort()
     if (sorted.length === 0) return 0
+    let read: Array<{ uid: string, last: number }> = []
     return await this.o.db.transaction(async tx => {
       for (const uid of sorted) await tx.query('SELECT pg_advisory_xact_lock(7340010, hashtext($1))', [uid])
       const { rows } = await tx.query<{ uid: string, last: number }>(
         'SELECT uid, max(id) AS last FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
+      read = rows
       if (rows.length === 0) return 0
       await this.send(tx, rows.map(r => r.uid))
       // Only what was read before sending: an operation recorded meanwhile waits for its own delivery.
@@ -95,10 +100,46 @@ export class Indexer implements IndexOperations {
         [rows.map(r => r.uid), rows.map(r => r.last)])
       return rows.length
     }).catch(async (err: unknown) => {
-      // The attempt counter is written even though the delivery's transaction rolled back.
-      await this.o.db.query('UPDATE index_outbox SET attempts = attempts + 1 WHERE uid = ANY($1::uuid[])', [sorted]).catch(() => {})
+      await this.recordFailure(sorted, read, err).catch(() => {})
       throw err
     })
+  }
+
+  /**
+   * Written after the delivery's transaction rolled back: the attempt counter
+   * and, when Solr refused the one document sent, Solr's message on the
+   * operations it refused (newer ones stay unmarked: they may fix it).
+   */
+  private async recordFailure (uids: string[], read: Array<{ uid: string, last: number }>, err: unknown): Promise<void> {
+    await this.o.db.query('UPDATE index_outbox SET attempts = attempts + 1 WHERE uid = ANY($1::uuid[])', [uids])
+    if (refused(err) && read.length === 1) {
+      await this.o.db.query('UPDATE index_outbox SET refused = $3 WHERE uid = $1 AND id <= $2', [read[0].uid, read[0].last, err.message])
+    }
+  }
+
+  /**
+   * Delivers a batch; when Solr refuses it, object by object, so that one
+   * document Solr refuses does not hold back the others. Throws on any other
+   * failure (Solr or the database unavailable).
+   */
+  async flushEach (uids: string[]): Promise<Delivery> {
+    const unique = [...new Set(uids)]
+    try {
+      return { delivered: await this.flush(unique), refused: new Map() }
+    } catch (err) {
+      if (!refused(err)) throw err
+      if (unique.length === 1) return { delivered: 0, refused: new Map([[unique[0], err]]) }
+    }
+    const result: Delivery = { delivered: 0, refused: new Map() }
+    for (const uid of unique) {
+      try {
+        result.delivered += await this.flush([uid])
+      } catch (err) {
+        if (!refused(err)) throw err
+        result.refused.set(uid, err)
+      }
+    }
+    return result
   }
 
   /** Whatever each object's newest operation says, computed from its current row: present → index, gone → unindex. */
@@ -143,22 +184,13 @@ export class Indexer implements IndexOperations {
       const { rows } = await this.o.db.query<{ uid: string }>(
         `SELECT uid FROM index_outbox GROUP BY uid ORDER BY max(attempts), min(id) LIMIT ${LOOP_BATCH}`)
       if (rows.length === 0) return delivered
-      const uids = rows.map(r => r.uid)
-      try {
-        delivered += await this.flush(uids)
-      } catch (err) {
-        if (!refused(err) || uids.length === 1) throw err
-        // One document Solr refuses must not hold back the others: deliver them one by one.
-        for (const uid of uids) {
-          try {
-            delivered += await this.flush([uid])
-          } catch (e) {
-            if (!refused(e)) throw e
-            this.o.log.error({ err: e, uid }, `Solr refuses the document of ${uid}; it stays in the outbox`)
-          }
-        }
-        return delivered
-      }
+      const batch = await this.flushEach(rows.map(r => r.uid))
+      delivered += batch.delivered
+      if (batch.refused.size === 0) continue
+      // Only refused documents left: back off as for an outage instead of asking Solr again every few seconds.
+      if (rows.length === 1) throw [...batch.refused.values()][0]
+      for (const [uid, err] of batch.refused) this.o.log.error({ err, uid }, `Solr refuses the document of ${uid}; it stays in the outbox`)
+      return delivered
     }
   }
 

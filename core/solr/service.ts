@@ -23,12 +23,18 @@ export class SolrService {
   fields: ReadonlySet<string> | null = null
   /** The fields of the generated configset. */
   readonly generatedFields: string[]
+  /**
+   * `async_indexing`, read once at start: the queue, the relay and the
+   * worker are set up (or not) then, so switching it takes a restart.
+   */
+  readonly asyncIndexing: boolean
   private warnedDrift = ''
 
   constructor (private readonly settings: Settings, db: Db, types: ContentTypeRegistry, content: ContentStore, private readonly log: FastifyBaseLogger) {
     this.client = new Solr(() => settings.solr)
     this.documents = new SolrDocuments(types)
     this.generatedFields = solrFields(types).map(f => f.name)
+    this.asyncIndexing = settings.solr.async_indexing
     this.indexer = new Indexer({
       db, content, documents: this.documents, solr: this.client, settings: () => settings.solr, fields: () => this.fields, log,
       onRecovered: async () => { await this.readSchema() }

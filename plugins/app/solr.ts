@@ -25,7 +25,8 @@ export default fp(async fastify => {
   })
   fastify.addHook('onReady', async () => {
     if (solr.active()) await solr.readSchema()
-    solr.indexer.start()
+    // With async_indexing the queue's relay and worker deliver the outbox instead (plugins/app/index-queue.ts).
+    if (!solr.asyncIndexing) solr.indexer.start()
   })
   fastify.addHook('onClose', async () => { await solr.close() })
 }, { name: 'solr', dependencies: ['content-types', 'controlpanel'] })

@@ -1,0 +1,29 @@
+import type { FastifyBaseLogger } from 'fastify'
+
+/**
+ * Logs a backend's outage once, when it starts, and its end once: a Redis or
+ * Solr that is down for an hour must not write one line per request, per
+ * reconnection attempt or per job.
+ */
+export class OutageLog {
+  private down = false
+
+  /** `what` names the backend; `consequence` tells the operator what happens meanwhile. */
+  constructor (private readonly log: FastifyBaseLogger, private readonly what: string, private readonly consequence: string) {}
+
+  get isDown (): boolean {
+    return this.down
+  }
+
+  failed (err: unknown): void {
+    if (this.down) return
+    this.down = true
+    this.log.warn({ err }, `${this.what} failed: ${err instanceof Error ? err.message : String(err)}; ${this.consequence}`)
+  }
+
+  recovered (): void {
+    if (!this.down) return
+    this.down = false
+    this.log.info(`${this.what} answers again`)
+  }
+}

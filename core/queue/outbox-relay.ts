@@ -1,0 +1,81 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Db } from '../db.js'
+import type { SolrSettings } from '../settings.js'
+import type { IndexQueue } from './index-queue.js'
+import { OutageLog } from './outage-log.js'
+
+/** How often the outbox is looked at (ms). */
+const INTERVAL_MS = 2_000
+/** Operations younger than this are left to the request that recorded them, which queues them itself (ms). */
+const GRACE_MS = 5_000
+/** Objects offered per pass; the next pass goes on from there, so a large outbox is covered in turn. */
+const PAGE = 1_000
+
+export interface OutboxRelayOptions {
+  db: Db
+  queue: IndexQueue
+  settings: () => SolrSettings
+  log: FastifyBaseLogger
+}
+
+/**
+ * Moves the outbox into the queue: every operation committed in PostgreSQL
+ * reaches the queue even when Redis was down at the time of the write, lost
+ * its data, or a process died between the commit and the enqueue. Offering
+ * an object that already has a job costs nothing (jobs are deduplicated by
+ * UID), so every process may run a relay. Operations whose document Solr
+ * refused are left alone until a new operation or `retry` comes.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | null = null
+  private running: Promise<void> | null = null
+  private stopped = true
+  /** The smallest outbox id of the last object offered: the next page starts after it. */
+  private after = 0
+  private readonly outage: OutageLog
+
+  constructor (private readonly o: OutboxRelayOptions) {
+    this.outage = new OutageLog(o.log, 'The outbox relay', 'it tries again; the operations stay in the outbox')
+  }
+
+  /** One pass: offers a page of objects with pending operations, oldest first; returns how many. */
+  async relay (): Promise<number> {
+    if (!this.o.settings().active) return 0
+    const { rows } = await this.o.db.query<{ uid: string, first: number }>(
+      `SELECT uid, min(id) AS first FROM index_outbox WHERE refused IS NULL GROUP BY uid
+       HAVING min(created_at) < now() - make_interval(secs => $1) AND min(id) > $2 ORDER BY min(id) LIMIT ${PAGE}`,
+      [GRACE_MS / 1000, this.after])
+    this.after = rows.length < PAGE ? 0 : rows[rows.length - 1].first
+    await this.o.queue.enqueue(rows.map(r => r.uid))
+    return rows.length
+  }
+
+  /** Starts the loop (idempotent); its timer does not keep the process alive. */
+  start (): void {
+    this.stopped = false
+    this.schedule()
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    await this.running
+  }
+
+  private schedule (): void {
+    if (this.stopped) return
+    this.timer = setTimeout(() => { this.running = this.tick() }, INTERVAL_MS)
+    this.timer.unref()
+  }
+
+  private async tick (): Promise<void> {
+    try {
+      await this.relay()
+      this.outage.recovered()
+    } catch (err) {
+      this.outage.failed(err)
+    }
+    this.schedule()
+  }
+}

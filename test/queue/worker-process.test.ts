@@ -1,0 +1,107 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { ADMIN_PASSWORD, build, JWT_SECRET, talkBody } from '../helper.js'
+import { sleep, solrDocs, startSolr } from '../solr/helper.js'
+import { asyncEnv, countingProxy, drained, failures, noDrift, outboxSize, spawnService, startRedis, waitFor } from './helper.js'
+
+const solr = await startSolr(t)
+const redis = await startRedis(t)
+// The web side: queues jobs, runs no worker (INDEX_WORKER=external, the default).
+const { app, call, tokenFor, databaseUrl } = await build(t, { env: asyncEnv(solr, redis) })
+const admin = await tokenFor('admin')
+const workerEnv = { ...asyncEnv(solr, redis), DATABASE_URL: databaseUrl, ADMIN_PASSWORD, JWT_SECRET }
+
+const queued = async (fastify: FastifyInstance): Promise<{ waiting: number, active: number, delayed: number, failed: number }> => {
+  const counts = await fastify.indexing?.queue.counts()
+  if (counts === undefined) throw new Error('no queue')
+  return counts
+}
+
+/** `count` talks from 10 concurrent clients; all must answer 201. */
+async function create (label: string, count: number): Promise<void> {
+  const statuses: number[] = []
+  let next = 0
+  await Promise.all(Array.from({ length: 10 }, async () => {
+    while (next < count) {
+      const i = next++
+      statuses.push((await call('POST', '/talks', talkBody({ title: `${label} ${i}` }), admin)).statusCode)
+    }
+  }))
+  if (failures(statuses).length > 0) throw new Error(`writes failed: ${failures(statuses).join(', ')}`)
+}
+
+/** Polls closely until the worker has delivered part of the outbox and holds jobs in flight. */
+async function midway (total: number): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    const [pending, counts] = await Promise.all([outboxSize(app), queued(app)])
+    if (pending < total && pending > 0 && counts.active > 0) return
+    await sleep(5)
+  }
+  throw new Error('never saw the worker midway')
+}
+
+t.test('the worker process killed with SIGKILL in the middle of a batch, then restarted: nothing lost, zero drift', async t => {
+  // The site's root folder, recorded at the first start (before the queue existed), waits too.
+  const pending = await outboxSize(app)
+  await create('Killed', 1000)
+  t.equal(await outboxSize(app) - pending, 1000, 'no worker yet: every operation waits')
+  const objects = async (): Promise<number> => (await app.db.query('SELECT DISTINCT uid FROM index_outbox')).rowCount
+  // Once the relay offered the root folder's too: exactly one job for each object, none twice.
+  await waitFor('a job for every object', async () => (await queued(app)).waiting === await objects(), 15_000)
+
+  const worker = await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  await midway(1000)
+  await worker.kill('SIGKILL')
+  const left = await outboxSize(app)
+  const stuck = (await queued(app)).active
+  t.ok(left > 0 && left < 1000, `killed midway: ${1000 - left} delivered, ${left} pending`)
+  t.ok(stuck > 0, `${stuck} jobs were in flight and are left active by the dead worker`)
+
+  const restarted = await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  // The dead worker's jobs come back once their lock expires (LOCK_MS + the stalled check).
+  await drained(app, 90_000)
+  await waitFor('no job left in flight', async () => (await queued(app)).active === 0)
+  t.match(await queued(app), { waiting: 0, active: 0, failed: 0 })
+  t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
+  t.equal((await solrDocs(solr, 'Title:killed')).length, 1000)
+  await restarted.kill('SIGTERM')
+})
+
+t.test('SIGTERM: the worker finishes the jobs in flight, then exits 0', async t => {
+  await create('Stopped', 1000)
+  const worker = await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  await midway(1000)
+  await worker.kill('SIGTERM')
+  t.equal(await worker.exited, 0, 'exit code 0')
+  t.ok(worker.lines.some(l => l.includes('index worker shutting down')), 'it said why it stops')
+  t.notOk(worker.lines.some(l => l.includes('did not finish its jobs in time')), 'within the shutdown timeout')
+  t.equal((await queued(app)).active, 0, 'no job left in flight: each finished (or went back to waiting)')
+  const left = await outboxSize(app)
+  t.ok(left < 1000, `${1000 - left} delivered before it stopped`)
+
+  await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  await drained(app, 90_000)
+  t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
+  t.equal((await solrDocs(solr, 'Title:stopped')).length, 1000)
+})
+
+t.test('batches: a worker delivers many objects per Solr update request', async t => {
+  await create('Batched', 1000)
+  const proxy = await countingProxy(t, solr)
+  const worker = await spawnService(t, 'core/worker.js', { ...workerEnv, SOLR_PORT: String(proxy.port) }, 'index worker ready')
+  await drained(app, 90_000)
+  await worker.kill('SIGTERM')
+  const documents = proxy.adds.reduce((sum, n) => sum + n, 0)
+  t.equal(documents, 1000, 'every object sent once')
+  t.ok(proxy.adds.length <= 100, `in ${proxy.adds.length} add requests (sizes ${proxy.adds.join(' ')}), not one per object`)
+  t.ok(Math.max(...proxy.adds) > 1)
+  t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
+})
+
+t.test('npm run worker: exits 0 with a warning when async indexing is off, 1 on the embedded database', async t => {
+  const off = await spawnService(t, 'core/worker.js', { ...workerEnv, SOLR_ASYNC: 'false' }, 'async_indexing is off (SOLR_ASYNC): the index worker has nothing to do and exits')
+  t.equal(await off.exited, 0)
+  const embedded = spawnService(t, 'core/worker.js', { ...workerEnv, DATABASE_URL: '' }, 'never')
+  await t.rejects(embedded, /needs a PostgreSQL server \(DATABASE_URL\)/)
+})
