@@ -10,7 +10,7 @@ const percent = share => `${num(share * 100, share < 0.1 ? 1 : 0)} %`
 
 function row (r) {
   if (r.status !== 'measured') {
-    return [r.title, num(r.talks), r.status === 'not-available' ? 'not available yet' : 'FAILED', '', '', '', '', '', '']
+    return [r.title, num(r.talks), 'FAILED', '', '', '', '', '', '']
   }
   return [
     r.title,
@@ -29,7 +29,8 @@ function row (r) {
 function scalingRows (report) {
   const sizes = [...new Set(report.results.filter(r => r.status === 'measured').map(r => r.talks))].sort((a, b) => a - b)
   if (sizes.length < 2) return []
-  const ids = [...new Set(report.results.filter(r => r.group !== 'floor' && r.status === 'measured').map(r => r.id))]
+  // Jobs (reindex, drain) have a rate but no latencies.
+  const ids = [...new Set(report.results.filter(r => r.group !== 'floor' && r.status === 'measured' && r.latency.p99 !== null).map(r => r.id))]
   const header = ['p99 ms by talks', ...sizes.map(String), 'growth']
   const rows = ids.map(id => {
     const at = sizes.map(size => report.results.find(r => r.id === id && r.talks === size && r.status === 'measured'))
@@ -62,7 +63,7 @@ function summaryLines (report) {
 /** Why a scenario has no figures, and the first error a measured one met. */
 function notes (report) {
   return report.results.flatMap(r => [
-    ...(r.reason !== undefined ? [`${r.id}: ${r.status === 'not-available' ? 'not available yet' : 'failed'}: ${r.reason}`] : []),
+    ...(r.reason !== undefined ? [`${r.id}: failed: ${r.reason}`] : []),
     ...(r.errorSample !== undefined ? [`${r.id} at ${r.talks} talks: first error ${r.errorSample}`] : [])
   ])
 }

@@ -9,20 +9,24 @@
  *   --no-build       use dist/ as it is
  *
  * Processes: this script (idle while measuring), the service, the floor, the
- * load generator (load.mjs), and PostgreSQL; the seeder (seed.mjs) runs
- * between measurements.
+ * load generator (load.mjs), PostgreSQL, solr-dev and a redis-server of the
+ * run's own (backends.mjs); the seeder (seed.mjs) runs between measurements.
+ * At the end the service is started again with SOLR_ASYNC=true for the
+ * asynchronous create, and an index worker for the drain of its queue.
  */
-import { execFileSync, fork } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { execFileSync, fork, spawn } from 'node:child_process'
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { startRedis, startSolr } from './backends.mjs'
 import { createDatabase, freePort, postgresVersion, startServer } from './processes.mjs'
 import { markdownReport, terminalReport } from './report.mjs'
-import { PENDING, SCENARIOS } from './scenarios.mjs'
+import { SCENARIOS } from './scenarios.mjs'
 import { checkTargets } from './targets.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -49,6 +53,12 @@ const profileName = args.full ? 'full' : 'quick'
 const settings = { ...PROFILES[profileName], ...(args.sizes !== undefined ? { sizes: args.sizes.split(',').map(Number) } : {}) }
 const only = args.only?.split(',')
 const selected = scenario => scenario.group === 'floor' || only === undefined || only.includes(scenario.id)
+/** Jobs timed by this script rather than by the load generator. */
+const JOBS = {
+  reindex: { id: 'reindex-solr', title: 'reindex into Solr (@solr-maintenance/reindex)', group: 'job', unit: 'docs/s' },
+  drain: { id: 'queue-drain', title: 'drain of the async queue (npm run worker)', group: 'job', unit: 'docs/s' }
+}
+const SOLR_ON = { active: true, auto_commit: true, commit_within: 0 }
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
 const outDir = join(ROOT, 'bench', 'results', stamp)
 const say = message => console.error(`[bench] ${message}`)
@@ -121,11 +131,11 @@ async function positionsInTalks (databaseUrl) {
   return row
 }
 
-async function startService (databaseUrl) {
+async function startService (env) {
   return await startServer({
     script: join(ROOT, 'dist', 'core', 'server.js'),
     nodeArgs: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
-    env: { ...SERVICE_ENV, DATABASE_URL: databaseUrl },
+    env: { ...SERVICE_ENV, ...env },
     port: await freePort(),
     readyPath: '/',
     logFile: join(outDir, 'service.log')
@@ -135,6 +145,45 @@ async function startService (databaseUrl) {
 async function idleMemory (server) {
   await sleep(IDLE_SETTLE_MS)
   return await server.memory()
+}
+
+/** A job's record: a rate, no latencies. */
+const jobRecord = (job, talks, count, seconds) => ({ ...job, talks, status: 'measured', count, seconds, rate: count / seconds, errors: 0, latency: { p50: null, p99: null } })
+
+/** Every object into Solr through the maintenance endpoint (Solr on), timed from the request to the last line. */
+async function reindex (service, token, talks) {
+  await call(service.url, 'PATCH', '/@controlpanels/solr-controlpanel', SOLR_ON, token)
+  const started = performance.now()
+  const res = await fetch(`${service.url}/@solr-maintenance/reindex`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+  const text = await res.text()
+  const seconds = (performance.now() - started) / 1000
+  const done = text.match(/reindexed (\d+) objects/)
+  if (!res.ok || done === null) return { ...JOBS.reindex, talks, status: 'failed', reason: `answered ${res.status}: ${text.slice(-200)}` }
+  return jobRecord(JOBS.reindex, talks, Number(done[1]), seconds)
+}
+
+/**
+ * The queue left by the asynchronous creates, drained by an index worker
+ * process: timed from the worker's 'ready' to an empty outbox.
+ */
+async function drain (env, databaseUrl, talks) {
+  const pending = async () => (await inspect(databaseUrl, 'SELECT count(DISTINCT uid)::int AS n FROM index_outbox'))[0].n
+  const count = await pending()
+  const logFile = join(outDir, 'worker.log')
+  const worker = spawn(process.execPath, [join(ROOT, 'dist', 'core', 'worker.js')], { env: { ...process.env, ...SERVICE_ENV, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')] })
+  const exited = new Promise(resolve => worker.once('exit', resolve))
+  try {
+    while (!readFileSync(logFile, 'utf8').includes('"msg":"index worker ready"')) {
+      if (worker.exitCode !== null) return { ...JOBS.drain, talks, status: 'failed', reason: `the worker exited (${worker.exitCode}); see ${logFile}` }
+      await sleep(20)
+    }
+    const started = performance.now()
+    while (await pending() > 0) await sleep(20)
+    return jobRecord(JOBS.drain, talks, count, (performance.now() - started) / 1000)
+  } finally {
+    worker.kill('SIGTERM')
+    await exited
+  }
 }
 
 /** The commit measured, and whether the working tree differed from it. */
@@ -176,10 +225,17 @@ async function main () {
   }
   let service
   let floor
+  let solr
+  let redis
   const load = loadGenerator()
   try {
+    say('starting solr-dev and redis-server')
+    ;[solr, redis] = await Promise.all([startSolr(ROOT), startRedis()])
+    // Solr's address is known from the start, but Solr is on only for the scenarios that measure it (their `settings`).
+    const env = { DATABASE_URL: database.url, ...solr.env, REDIS_URL: redis.url }
+    let asyncService
     say(`database ${database.name}; starting the service on an empty database`)
-    service = await startService(database.url)
+    service = await startService(env)
     report.service.fresh = { startupMs: service.startupMs, idle: await idleMemory(service) }
     floor = await startServer({
       script: join(ROOT, 'bench', 'floor.mjs'), env: { DATABASE_URL: database.url }, port: await freePort(), readyPath: '/static', logFile: join(outDir, 'floor.log')
@@ -191,8 +247,8 @@ async function main () {
     let job = 0
     const measure = async (scenario, talks, ctx) => {
       say(`${scenario.id} at ${talks} talks`)
-      if (scenario.settings !== undefined) await call(service.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
-      const target = scenario.target === 'floor' ? floor : service
+      const target = { floor, async: asyncService }[scenario.target] ?? service
+      if (scenario.settings !== undefined) await call(target.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
       const jobCtx = { ...ctx, job: ++job }
       const result = await load.run({
         scenarioId: scenario.id,
@@ -204,7 +260,7 @@ async function main () {
         amount: scenario.amount?.(jobCtx)
       })
       const record = { id: scenario.id, title: scenario.title, group: scenario.group, talks, unit: scenario.unit ?? 'req/s', ...result }
-      if (scenario.target !== 'floor') record.memoryAfter = await service.memory()
+      if (scenario.target !== 'floor') record.memoryAfter = await target.memory()
       report.results.push(record)
       if (result.status !== 'measured') say(`${scenario.id} failed: ${result.reason}`)
       return record
@@ -221,8 +277,12 @@ async function main () {
       // level's floor, and the difference shows how much the machine drifted.
       const floorScenario = SCENARIOS.find(s => s.id === 'floor-db')
       const before = await measure(floorScenario, sample.count, ctx)
+      if (selected(JOBS.reindex)) {
+        say(`reindex-solr at ${sample.count} talks`)
+        report.results.push(await reindex(service, tokens.admin, sample.count))
+      }
       const records = []
-      for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && selected(s) && (level === 0 || s.scaled))) {
+      for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && s.target !== 'async' && selected(s) && (level === 0 || s.scaled))) {
         records.push(await measure(scenario, sample.count, ctx))
       }
       const after = await measure(floorScenario, sample.count, ctx)
@@ -235,21 +295,34 @@ async function main () {
         }
       }
     }
-    for (const pending of PENDING.filter(p => !SCENARIOS.some(s => s.id === p.id) && selected(p))) {
-      report.results.push({ ...pending, unit: pending.unit ?? 'req/s', status: 'not-available' })
+    report.service.peakMB = (await service.memory()).peak
+    await service.stop()
+
+    // Asynchronous indexing is read at start: a service of its own, without a worker, so that the queue fills.
+    const asyncEnv = { ...env, SOLR_ASYNC: 'true', INDEX_WORKER: 'external' }
+    const largest = report.service.seeded.at(-1).talks
+    const asyncScenario = SCENARIOS.find(s => s.target === 'async')
+    if (selected(asyncScenario) || selected(JOBS.drain)) {
+      say('starting the service with SOLR_ASYNC=true')
+      asyncService = await startService(asyncEnv)
+      const record = await measure(asyncScenario, largest, { talks: [], tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks })
+      await asyncService.stop()
+      if (selected(JOBS.drain) && record.status === 'measured') {
+        say('queue-drain: an index worker process empties the queue')
+        report.results.push(await drain(asyncEnv, database.url, largest))
+      }
     }
 
     report.integrity = { talksFolder: await positionsInTalks(database.url) }
     report.machine.loadAverageAtEnd = os.loadavg()
-    report.service.peakMB = (await service.memory()).peak
     say('restarting the service on the seeded database')
-    await service.stop()
-    service = await startService(database.url)
+    service = await startService(env)
     report.service.restart = { startupMs: service.startupMs, idle: await idleMemory(service) }
   } finally {
     load.stop()
     await floor?.stop()
     await service?.stop()
+    await Promise.all([solr?.stop(), redis?.stop()])
     await database.drop()
   }
 

@@ -4,16 +4,19 @@
  * `plan(ctx)`. `ctx` carries what the run prepared: tokens (admin, member),
  * the member's login, paths of published talks, the bulk size, a job number.
  *
- * Fields: `target` (service or floor), `group` (floor, read, search, write,
+ * Fields: `target` (service, floor, or `async`: the service started with
+ * SOLR_ASYNC=true for the asynchronous scenarios), `group` (floor, read, search, write,
  * job), `scaled` (run again at every size of the scaling profile), `amount`
  * (a job of a fixed number of requests instead of a fixed duration),
  * `requestsPerItem` (requests per reported item, for jobs whose unit is not a
- * request), `settings` (Solr control-panel values the run sets before it).
+ * request), `settings` (Solr control-panel values the run sets before it:
+ * Solr is switched on only for the scenarios that measure it, so that the
+ * catalogue's figures are the catalogue's).
  * A plan gives autocannon's `requests` and may give `check(body, headers)`,
  * which judges the first answer before anything is measured (null = fine).
  *
- * A scenario the service cannot run yet is listed in PENDING with the
- * reason; it is switched on by adding its entry to SCENARIOS (same id).
+ * Reindexing into Solr and the drain of the asynchronous queue are jobs
+ * that run.mjs times itself (no HTTP load): see `solrJobs` there.
  */
 import { FULL_TEXT_QUERIES, talkBody } from './talks.mjs'
 
@@ -42,6 +45,15 @@ function createTalk (ctx, token) {
 }
 
 const expectType = type => body => body['@type'] === type ? null : `answered @type ${body['@type']}, not ${type}`
+const CATALOGUE = { active: false }
+const SOLR_IMMEDIATE = { active: true, auto_commit: true, commit_within: 0 }
+const SOLR_BATCHED = { active: true, auto_commit: false, commit_within: 1000 }
+
+/** A create with Solr in this configuration (`target` async: the SOLR_ASYNC service). */
+const createWithSolr = (id, title, settings, target) => ({
+  id, title, group: 'write', settings, ...(target !== undefined ? { target } : {}),
+  plan: ctx => ({ requests: [createTalk(ctx, ctx.tokens.member)], check: expectType('talk') })
+})
 
 export const SCENARIOS = [
   {
@@ -91,6 +103,7 @@ export const SCENARIOS = [
     title: '@search portal_type, sort_on=Date',
     group: 'search',
     scaled: true,
+    settings: CATALOGUE,
     plan: () => ({
       requests: [{ method: 'GET', path: '/@search?portal_type=talk&sort_on=Date&sort_order=descending', headers: { accept: 'application/json' } }],
       check: body => body.items?.length === 25 ? null : `found ${body.items?.length} items, not 25`
@@ -101,9 +114,22 @@ export const SCENARIOS = [
     title: '@search full text, catalogue',
     group: 'search',
     scaled: true,
+    settings: CATALOGUE,
     plan: () => ({
       requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
-      check: body => body.items_total > 0 ? null : 'found nothing'
+      check: (body, headers) => headers['x-search-engine'] !== 'catalogue' ? `answered from ${headers['x-search-engine']}` : body.items_total > 0 ? null : 'found nothing'
+    })
+  },
+  {
+    id: 'search-solr',
+    title: '@search full text, Solr',
+    group: 'search',
+    scaled: true,
+    settings: SOLR_IMMEDIATE,
+    plan: () => ({
+      requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
+      // A fallback to the catalogue must never be measured as Solr.
+      check: (body, headers) => headers['x-search-engine'] !== 'solr' ? `answered from ${headers['x-search-engine']} (${headers['x-search-fallback'] ?? ''})` : body.items_total > 0 ? null : 'found nothing'
     })
   },
   {
@@ -111,9 +137,12 @@ export const SCENARIOS = [
     title: 'POST create, no Solr',
     group: 'write',
     scaled: true,
-    settings: { active: false },
+    settings: CATALOGUE,
     plan: ctx => ({ requests: [createTalk(ctx, ctx.tokens.member)], check: expectType('talk') })
   },
+  createWithSolr('create-solr-immediate', 'POST create, Solr sync immediate', SOLR_IMMEDIATE),
+  createWithSolr('create-solr-batched', 'POST create, Solr sync batched (commitWithin 1 s)', SOLR_BATCHED),
+  createWithSolr('create-solr-async', 'POST create, Solr async (queue)', { active: true, commit_within: 1000 }, 'async'),
   {
     id: 'patch',
     title: 'PATCH one talk',
@@ -161,16 +190,4 @@ export const SCENARIOS = [
       check: expectType('talk')
     })
   }
-]
-
-/** Scenarios of the issue that wait for later work, with what they wait for. */
-const SOLR = 'waits for the Solr integration (later issue) and a Solr (infra/solr-dev) started by the run'
-const QUEUE = 'waits for the asynchronous index queue (BullMQ on Redis, later issue)'
-export const PENDING = [
-  { id: 'search-solr', title: '@search full text, Solr', group: 'search', reason: `${SOLR}; must check X-Search-Engine: solr` },
-  { id: 'create-solr-immediate', title: 'POST create, Solr sync immediate', group: 'write', reason: `${SOLR}; settings auto_commit: true` },
-  { id: 'create-solr-batched', title: 'POST create, Solr sync batched', group: 'write', reason: `${SOLR}; settings auto_commit: false, commit_within > 0` },
-  { id: 'create-solr-async', title: 'POST create, Solr async', group: 'write', reason: `${QUEUE}; settings async_indexing: true` },
-  { id: 'reindex-solr', title: 'reindex N talks into Solr', group: 'job', unit: 'docs/s', reason: `${SOLR}; @solr-maintenance/reindex` },
-  { id: 'queue-drain', title: 'drain of the async index queue', group: 'job', unit: 'ops/s', reason: `${QUEUE}; time to empty index_outbox with the worker started after N writes` }
 ]

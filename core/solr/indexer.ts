@@ -89,7 +89,8 @@ export class Indexer implements IndexOperations {
     if (sorted.length === 0) return 0
     let read: Array<{ uid: string, last: number }> = []
     return await this.o.db.transaction(async tx => {
-      for (const uid of sorted) await tx.query('SELECT pg_advisory_xact_lock(7340010, hashtext($1))', [uid])
+      // One round trip for the batch; in UID order, so two deliveries never wait on each other crosswise.
+      await tx.query('SELECT pg_advisory_xact_lock(7340010, hashtext(uid)) FROM (SELECT uid FROM unnest($1::text[]) WITH ORDINALITY AS u(uid, n) ORDER BY n) AS ordered', [sorted])
       const { rows } = await tx.query<{ uid: string, last: number }>(
         'SELECT uid, max(id) AS last FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
       read = rows
