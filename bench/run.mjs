@@ -81,7 +81,7 @@ function loadGenerator () {
       child.once('exit', onExit)
       child.send({ ...job, id })
     }),
-    stop: () => child.disconnect()
+    stop: () => { if (child.connected) child.disconnect() }
   }
 }
 
@@ -224,16 +224,28 @@ async function main () {
     results: []
   }
   let service
+  let asyncService
   let floor
   let solr
   let redis
   const load = loadGenerator()
+  // solr-dev runs detached and the database outlives the run: Ctrl-C must stop and drop them too.
+  const cleanUp = async () => {
+    load.stop()
+    await floor?.stop()
+    await service?.stop()
+    await asyncService?.stop()
+    await Promise.all([solr?.stop(), redis?.stop()])
+    await database.drop()
+  }
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => { say(`${signal}: stopping`); void cleanUp().finally(() => process.exit(130)) })
+  }
   try {
     say('starting solr-dev and redis-server')
     ;[solr, redis] = await Promise.all([startSolr(ROOT), startRedis()])
     // Solr's address is known from the start, but Solr is on only for the scenarios that measure it (their `settings`).
     const env = { DATABASE_URL: database.url, ...solr.env, REDIS_URL: redis.url }
-    let asyncService
     say(`database ${database.name}; starting the service on an empty database`)
     service = await startService(env)
     report.service.fresh = { startupMs: service.startupMs, idle: await idleMemory(service) }
@@ -319,11 +331,7 @@ async function main () {
     service = await startService(env)
     report.service.restart = { startupMs: service.startupMs, idle: await idleMemory(service) }
   } finally {
-    load.stop()
-    await floor?.stop()
-    await service?.stop()
-    await Promise.all([solr?.stop(), redis?.stop()])
-    await database.drop()
+    await cleanUp()
   }
 
   report.targets = checkTargets(report)
