@@ -5,8 +5,8 @@ import { AsyncIndexing } from '../../core/queue/async-indexing.js'
  * Asynchronous indexing (SEARCH.md §5), on when `async_indexing` is at start
  * (`SOLR_ASYNC=true`): writes queue their objects instead of waiting for
  * Solr, a relay moves whatever the outbox holds into the queue, and with
- * `INDEX_WORKER=inline` this process also runs the worker (otherwise `npm
- * run worker` does). `fastify.indexing` is null when it is off; the
+ * `INDEX_WORKER=inline` (or the embedded database) this process also runs
+ * the worker (otherwise `npm run worker` does). `fastify.indexing` is null when it is off; the
  * synchronous delivery of plugins/app/solr.ts then applies, and it delivers
  * whatever the queue left in the outbox.
  */
@@ -28,7 +28,8 @@ export default fp(async fastify => {
     settings: () => settings.solr,
     log: fastify.log,
     redisUrl: fastify.config.REDIS_URL,
-    worker: fastify.config.INDEX_WORKER === 'inline',
+    // No other process may open the embedded database's files, so its worker can only run here.
+    worker: fastify.config.INDEX_WORKER === 'inline' || fastify.db.kind === 'embedded',
     onSolrRecovered: async () => { await solr.readSchema() }
   })
   fastify.decorate('indexing', indexing)
