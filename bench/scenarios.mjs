@@ -142,7 +142,7 @@ export const SCENARIOS = [
   },
   createWithSolr('create-solr-immediate', 'POST create, Solr sync immediate', SOLR_IMMEDIATE),
   createWithSolr('create-solr-batched', 'POST create, Solr sync batched (commitWithin 1 s)', SOLR_BATCHED),
-  createWithSolr('create-solr-async', 'POST create, Solr async (queue)', { active: true, commit_within: 1000 }, 'async'),
+  createWithSolr('create-solr-async', 'POST create, Solr async (queue; commitWithin 1 s)', SOLR_BATCHED, 'async'),
   {
     id: 'patch',
     title: 'PATCH one talk',
