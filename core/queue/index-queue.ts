@@ -1,10 +1,14 @@
 import { Queue } from 'bullmq'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Redis } from 'ioredis'
 import type { IndexOperations } from '../content-store.js'
 import type { SolrSettings } from '../settings.js'
 import { DEFAULT_JOB_OPTIONS, indexJob, QUEUE_NAME, type IndexJob } from './jobs.js'
 import type { OutageLog } from './outage-log.js'
 import { producerConnection } from './redis.js'
+
+/** How long closing waits for BullMQ to give up a connection that never became ready (ms). */
+const UNREADY_CLOSE_MS = 200
 
 export interface QueueCounts { waiting: number, active: number, delayed: number, failed: number }
 
@@ -94,10 +98,12 @@ export class IndexQueue implements IndexOperations {
 
   async close (): Promise<void> {
     if (this.connection.status !== 'ready') {
-      // BullMQ reports a connection that never became ready with an 'error' once it ends; closing the
-      // queue first would remove the listener and make that error crash the process. End it first.
+      // BullMQ may report a connection that never became ready with an 'error' once it ends; closing
+      // the queue first would remove the listener and make that error crash the process. End it
+      // first and give that report a moment (it comes within a few ticks, or not at all when Redis
+      // was never reached: then nothing settles, hence the bound).
       this.connection.disconnect()
-      await this.queue.waitUntilReady().catch(() => {})
+      await Promise.race([this.queue.waitUntilReady().catch(() => {}), sleep(UNREADY_CLOSE_MS)])
     }
     await this.queue.close()
     this.connection.disconnect()

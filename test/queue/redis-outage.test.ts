@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import t from 'tap'
 import { build, talkBody } from '../helper.js'
 import { solrDocs, startSolr } from '../solr/helper.js'
-import { asyncEnv, drained, failures, noDrift, outboxSize, startRedis } from './helper.js'
+import { asyncEnv, drained, failures, noDrift, outboxSize, ROOT, startRedis } from './helper.js'
+
+const run = promisify(execFile)
 
 const solr = await startSolr(t)
 const redis = await startRedis(t)
@@ -61,10 +65,18 @@ t.test('Redis down when the process starts: writes succeed, delivered once Redis
   // A new site on the same core: the previous test's documents would be orphans of this one.
   await solr.post('plone/update', { delete: { query: '*:*' } }, { commit: 'true' })
   await redis.stop()
-  const { app, call, tokenFor } = await build(t, { env: asyncEnv(solr, redis, { INDEX_WORKER: 'inline' }) })
+  const { app, call, tokenFor, databaseUrl } = await build(t, { env: asyncEnv(solr, redis, { INDEX_WORKER: 'inline' }) })
   const admin = await tokenFor('admin')
   const res = await call('POST', '/talks', talkBody({ title: 'Started without Redis' }), admin)
   t.equal(res.statusCode, 201)
+
+  const cliEnv = { ...process.env, ...asyncEnv(solr, redis), DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }
+  const status = await run(process.execPath, ['dist/core/solr/cli.js', 'status'], { cwd: ROOT, env: cliEnv })
+  t.match(status.stdout, /redis: down \(Redis is not connected/, 'the CLI status says Redis is down')
+  t.match(status.stdout, /outbox: [1-9]\d* pending/, 'and what waits in the outbox')
+  await t.rejects(run(process.execPath, ['dist/core/solr/cli.js', 'retry'], { cwd: ROOT, env: cliEnv }),
+    { code: 1, stdout: `Redis does not answer at ${redis.url}: nothing changed\n` }, 'retry changes nothing without Redis')
+
   await redis.start()
   await drained(app)
   t.equal((await solrDocs(solr, 'Title:"started without redis"')).length, 1)

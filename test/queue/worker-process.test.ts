@@ -2,6 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN_PASSWORD, build, JWT_SECRET, talkBody } from '../helper.js'
 import { sleep, solrDocs, startSolr } from '../solr/helper.js'
+import { freePort } from '../solr-dev/helper.js'
 import { asyncEnv, countingProxy, drained, failures, noDrift, outboxSize, spawnService, startRedis, waitFor } from './helper.js'
 
 const solr = await startSolr(t)
@@ -99,9 +100,13 @@ t.test('batches: a worker delivers many objects per Solr update request', async 
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
 })
 
-t.test('npm run worker: exits 0 with a warning when async indexing is off, 1 on the embedded database', async t => {
+t.test('npm run worker: exits 0 with a warning when async indexing is off, 1 on the embedded database, 0 on SIGTERM without Redis', async t => {
   const off = await spawnService(t, 'core/worker.js', { ...workerEnv, SOLR_ASYNC: 'false' }, 'async_indexing is off (SOLR_ASYNC): the index worker has nothing to do and exits')
   t.equal(await off.exited, 0)
   const embedded = spawnService(t, 'core/worker.js', { ...workerEnv, DATABASE_URL: '' }, 'never')
   await t.rejects(embedded, /needs a PostgreSQL server \(DATABASE_URL\)/)
+  // Redis never reachable: it starts (and waits for Redis), and SIGTERM still ends it cleanly.
+  const unreachable = await spawnService(t, 'core/worker.js', { ...workerEnv, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }, 'index worker ready')
+  await unreachable.kill('SIGTERM')
+  t.equal(await unreachable.exited, 0, 'SIGTERM without Redis: exit code 0')
 })

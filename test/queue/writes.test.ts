@@ -1,5 +1,6 @@
+import pg from 'pg'
 import t from 'tap'
-import { build, talkBody } from '../helper.js'
+import { build, PG_ADMIN_URL, talkBody } from '../helper.js'
 import { solrDocs, startSolr } from '../solr/helper.js'
 import { asyncEnv, drained, failures, indexed, noDrift, startRedis, writeLoad, type Write } from './helper.js'
 
@@ -31,6 +32,18 @@ t.test('health: PostgreSQL, Solr and Redis each answer', async t => {
   t.equal(res.statusCode, 200)
   t.same(res.json(), { status: 'ok', postgres: 'ok', solr: 'ok', redis: 'ok' })
   t.equal(res.headers['cache-control'], 'no-store')
+})
+
+t.test('health without PostgreSQL: 503, so that the load balancer takes the process out', async t => {
+  const { call, databaseUrl } = await build(t, { env: asyncEnv(solr, redis) })
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
+  await admin.connect()
+  // The service's database disappears under it (its connections are terminated).
+  await admin.query(`DROP DATABASE ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`)
+  await admin.end()
+  const res = await call('GET', '/@health')
+  t.equal(res.statusCode, 503)
+  t.same(res.json(), { status: 'down', postgres: 'down', solr: 'ok', redis: 'ok' })
 })
 
 t.test('the status needs the Manager role', async t => {
