@@ -80,11 +80,14 @@ export class IndexWorker {
     return failures
   }
 
-  /** Stops taking jobs and waits for those in flight; after CLOSE_TIMEOUT_MS they are left to stall and return to the queue. */
+  /** Stops taking jobs and waits for those in flight (not while Redis is down); after CLOSE_TIMEOUT_MS they are left to stall and return to the queue. */
   async close (): Promise<void> {
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<'timeout'>(resolve => { timer = setTimeout(() => { resolve('timeout') }, CLOSE_TIMEOUT_MS) })
-    const closed = this.worker.close().catch((err: unknown) => { this.o.log.warn({ err }, 'Closing the index worker failed') })
+    // Without Redis no job can be finished or handed back: waiting would only delay the exit. Jobs in
+    // flight then stall and run again (their operations are still in the outbox).
+    const force = this.connection.status !== 'ready'
+    const closed = this.worker.close(force).catch((err: unknown) => { this.o.log.warn({ err }, 'Closing the index worker failed') })
     if (await Promise.race([closed, timeout]) === 'timeout') {
       this.o.log.warn('The index worker did not finish its jobs in time; they return to the queue as stalled jobs')
     }

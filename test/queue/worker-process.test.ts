@@ -110,3 +110,12 @@ t.test('npm run worker: exits 0 with a warning when async indexing is off, 1 on 
   await unreachable.kill('SIGTERM')
   t.equal(await unreachable.exited, 0, 'SIGTERM without Redis: exit code 0')
 })
+
+t.test('SIGTERM after Redis went away: the worker exits 0 without waiting for jobs it cannot finish', async t => {
+  const own = await startRedis(t)
+  const worker = await spawnService(t, 'core/worker.js', { ...workerEnv, REDIS_URL: own.url }, 'index worker ready')
+  await own.stop()
+  await worker.kill('SIGTERM')
+  t.equal(await worker.exited, 0, 'exit code 0')
+  t.notOk(worker.lines.some(l => l.includes('did not finish its jobs in time')), 'without running into the shutdown timeout')
+})
