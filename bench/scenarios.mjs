@@ -49,6 +49,20 @@ const CATALOGUE = { active: false }
 const SOLR_IMMEDIATE = { active: true, auto_commit: true, commit_within: 0 }
 const SOLR_BATCHED = { active: true, auto_commit: false, commit_within: 1000 }
 
+/**
+ * The full-text queries, answered by `engine` (X-Search-Engine): a fallback
+ * to the catalogue must never be measured as Solr, nor Solr as the catalogue.
+ */
+const fullText = (id, title, settings, engine) => ({
+  id, title, group: 'search', scaled: true, settings,
+  plan: () => ({
+    requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
+    check: (body, headers) => headers['x-search-engine'] !== engine
+      ? `answered from ${headers['x-search-engine']} (${headers['x-search-fallback'] ?? ''})`
+      : body.items_total > 0 ? null : 'found nothing'
+  })
+})
+
 /** A create with Solr in this configuration (`target` async: the SOLR_ASYNC service). */
 const createWithSolr = (id, title, settings, target) => ({
   id, title, group: 'write', settings, ...(target !== undefined ? { target } : {}),
@@ -109,29 +123,8 @@ export const SCENARIOS = [
       check: body => body.items?.length === 25 ? null : `found ${body.items?.length} items, not 25`
     })
   },
-  {
-    id: 'search-fulltext',
-    title: '@search full text, catalogue',
-    group: 'search',
-    scaled: true,
-    settings: CATALOGUE,
-    plan: () => ({
-      requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
-      check: (body, headers) => headers['x-search-engine'] !== 'catalogue' ? `answered from ${headers['x-search-engine']}` : body.items_total > 0 ? null : 'found nothing'
-    })
-  },
-  {
-    id: 'search-solr',
-    title: '@search full text, Solr',
-    group: 'search',
-    scaled: true,
-    settings: SOLR_IMMEDIATE,
-    plan: () => ({
-      requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
-      // A fallback to the catalogue must never be measured as Solr.
-      check: (body, headers) => headers['x-search-engine'] !== 'solr' ? `answered from ${headers['x-search-engine']} (${headers['x-search-fallback'] ?? ''})` : body.items_total > 0 ? null : 'found nothing'
-    })
-  },
+  fullText('search-fulltext', '@search full text, catalogue', CATALOGUE, 'catalogue'),
+  fullText('search-solr', '@search full text, Solr', SOLR_IMMEDIATE, 'solr'),
   {
     id: 'create',
     title: 'POST create, no Solr',

@@ -1,12 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { ContentStore, Located } from './content-store.js'
 import { Forbidden, NotFound, Unauthorized } from './errors.js'
-import { Permission, type PermissionName } from './security.js'
+import { allows, Permission, SITE_ROLE_MAP, type PermissionName } from './security.js'
 import { addressOf, urlOf } from './url.js'
 
 /** 401 for anonymous callers (log in), 403 for users who lack the permission. */
 export function denied (request: FastifyRequest, message: string): Error {
   return request.principal.userId === null ? Unauthorized() : Forbidden(message)
+}
+
+/** Site-wide management (control panels, vocabularies, Solr maintenance): the Manager role, else `denied`. */
+export function requireManager (request: FastifyRequest, message: string): void {
+  if (!allows(SITE_ROLE_MAP[Permission.ManagePortal], new Set(request.principal.roles))) throw denied(request, message)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { column } from './catalog.js'
-import type { Queryable } from './db.js'
+import { escapeLike, type Queryable } from './db.js'
 import { BadRequest } from './errors.js'
 import { foldText, pathDepth, type IndexDefinition } from './indexes.js'
 import type { ContentTypeRegistry } from './registry.js'
@@ -28,14 +28,15 @@ export interface CatalogResult {
   facets?: Record<string, Record<string, number>>
 }
 
-/** A record value (`{query, range, operator, depth}`) or a plain one, as `{query, …}`. */
-function asRecord (value: unknown): Record<string, unknown> {
+/** A record value (`{query, range, operator, depth}`) or a plain one, as `{query, …}` (the catalogue's and Solr's criteria alike). */
+export function asRecord (value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : { query: value }
 }
 
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]).filter(v => v !== undefined && v !== '')
+/** A criterion's values as a list, without the empty ones. */
+export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]).filter(v => v !== undefined && v !== '')
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The words of one query token, each reduced to letters and digits; `word*` becomes a prefix. */
 const termsOf = (token: string): string[] => (token.match(/[\p{L}\p{N}]+\*?/gu) ?? [])
@@ -126,7 +127,7 @@ export class CatalogSearch {
         }
         case 'text':
           for (const word of String(values.join(' ')).split(/\s+/).filter(Boolean)) {
-            clauses.push(`${col} ILIKE ${p('%' + word.replace(/[%_\\]/g, m => '\\' + m) + '%')}`)
+            clauses.push(`${col} ILIKE ${p('%' + escapeLike(word) + '%')}`)
           }
           break
         case 'boolean':

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Catalog } from './catalog.js'
-import type { Db, Queryable } from './db.js'
+import { escapeLike, type Db, type Queryable } from './db.js'
 import { Conflict, WorkflowException } from './errors.js'
 import { foldText, pathParents, type IndexableObject } from './indexes.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
@@ -241,7 +241,7 @@ export class ContentStore {
     await this.writing(async (tx, record) => {
       // Children, catalogue rows, history and blobs go with it (ON DELETE CASCADE); each leaves Solr too.
       const { rows } = await tx.query<{ uid: string }>("SELECT uid FROM content WHERE path = $1 OR path LIKE $2 || '/%'",
-        [located.obj.path, located.obj.path.replace(/[\\%_]/g, c => '\\' + c)])
+        [located.obj.path, escapeLike(located.obj.path)])
       await record('unindex', rows.map(r => r.uid))
       await tx.query('DELETE FROM content WHERE uid = $1', [located.obj.uid])
     })

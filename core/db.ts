@@ -1,5 +1,8 @@
 import pg from 'pg'
 
+/** Text matched literally inside a LIKE pattern (backslash is PostgreSQL's default escape character). */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, c => '\\' + c)
+
 /** What a query needs: the pool itself or one transaction's client. */
 export interface Queryable {
   query<R = any>(sql: string, params?: unknown[]): Promise<{ rows: R[], rowCount: number }>

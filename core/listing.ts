@@ -58,13 +58,28 @@ export function queryOf (request: FastifyRequest, options: ListingOptions): Cata
  */
 export async function catalogListing (fastify: FastifyInstance, request: FastifyRequest, options: ListingOptions): Promise<Listing> {
   const result = await fastify.catalogSearch.search(fastify.db, queryOf(request, options))
+  return await listingOf(fastify, request, options, { ...result, uids: result.rows.map(r => String(r.uid)), batch: options.batch })
+}
+
+/** One page of results from the catalogue or Solr: metadata rows (catalogue columns) and the objects' UIDs, in order. */
+export interface ResultPage {
+  rows: Array<Record<string, unknown>>
+  uids: string[]
+  total: number
+  /** The page as it was answered (Solr may cap its size). */
+  batch: Batch
+  facets?: Record<string, Record<string, number>>
+}
+
+/** A page as the listing answers it, whoever found it: summaries or full objects, `items_total`, batching links, facets. */
+export async function listingOf (fastify: FastifyInstance, request: FastifyRequest, options: ListingOptions, page: ResultPage): Promise<Listing> {
   const items = options.fullobjects
-    ? await fullObjects(fastify, request, result.rows.map(r => String(r.uid)))
-    : result.rows.map(row => fastify.serializer.summaryFromCatalog(request.baseUrl, row, options.metadataFields))
-  const listing: Listing = { items, items_total: result.total }
-  const batching = batchingLinks(request.absoluteUrl(addressOf(request.raw).originalUrl), result.total, options.batch)
+    ? await fullObjects(fastify, request, page.uids)
+    : page.rows.map(row => fastify.serializer.summaryFromCatalog(request.baseUrl, row, options.metadataFields))
+  const listing: Listing = { items, items_total: page.total }
+  const batching = batchingLinks(request.absoluteUrl(addressOf(request.raw).originalUrl), page.total, page.batch)
   if (batching !== undefined) listing.batching = batching
-  if (result.facets !== undefined) listing.facets = result.facets
+  if (page.facets !== undefined) listing.facets = page.facets
   return listing
 }
 
@@ -76,7 +91,7 @@ async function fullObjects (fastify: FastifyInstance, request: FastifyRequest, u
   const byUid = new Map(rows.map(r => [r.uid, r]))
   return uids.flatMap(uid => {
     const obj = byUid.get(uid)
-    if (obj === undefined) return [] // deleted since the catalogue answered
+    if (obj === undefined) return [] // deleted since the catalogue (or Solr) answered
     const parent = obj.parent_uid !== null ? byUid.get(obj.parent_uid) : undefined
     const located: Located = { obj, lineage: parent !== undefined ? [parent, obj] : [obj], type: fastify.content.typeOf(obj) }
     return [fastify.serializer.object(request.baseUrl, located)]

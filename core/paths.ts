@@ -18,6 +18,8 @@ function findRoot (start: string): string {
 
 export const projectRoot = findRoot(import.meta.dirname)
 export const migrationsDir = join(projectRoot, 'infra', 'migrations')
+/** The generated Solr configset's files, committed. */
+export const solrConfDir = join(projectRoot, 'infra', 'solr', 'conf')
 /** Where compiled (or, under a TypeScript loader, source) modules live. */
 export const codeRoot = import.meta.dirname.endsWith(join('dist', 'core')) ? join(projectRoot, 'dist') : projectRoot
 export const contentTypesDir = join(codeRoot, 'content-types')

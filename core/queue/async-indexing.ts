@@ -5,7 +5,7 @@ import type { Indexer } from '../solr/indexer.js'
 import { IndexQueue } from './index-queue.js'
 import { IndexWorker } from './index-worker.js'
 import { OutboxRelay } from './outbox-relay.js'
-import { OutageLog } from './outage-log.js'
+import { OutageLog } from '../outage-log.js'
 
 export interface AsyncIndexingOptions {
   db: Db

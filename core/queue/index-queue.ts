@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import type { IndexOperations } from '../content-store.js'
 import type { SolrSettings } from '../settings.js'
 import { DEFAULT_JOB_OPTIONS, indexJob, QUEUE_NAME, type IndexJob } from './jobs.js'
-import type { OutageLog } from './outage-log.js'
+import type { OutageLog } from '../outage-log.js'
 import { producerConnection } from './redis.js'
 
 /** How long closing waits for BullMQ to give up a connection that never became ready (ms). */

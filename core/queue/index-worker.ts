@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import type { Indexer } from '../solr/indexer.js'
 import { Batcher } from './batcher.js'
 import { CAPPED_EXPONENTIAL, QUEUE_NAME, retryDelay, type IndexJob } from './jobs.js'
-import { OutageLog } from './outage-log.js'
+import { OutageLog } from '../outage-log.js'
 import { workerConnection } from './redis.js'
 
 /** Objects per Solr update request. */

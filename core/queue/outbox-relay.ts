@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Db } from '../db.js'
+import { Loop } from '../loop.js'
 import type { SolrSettings } from '../settings.js'
 import type { IndexQueue } from './index-queue.js'
-import { OutageLog } from './outage-log.js'
+import { OutageLog } from '../outage-log.js'
 
 /** How often the outbox is looked at (ms). */
 const INTERVAL_MS = 2_000
@@ -27,9 +28,7 @@ export interface OutboxRelayOptions {
  * refused are left alone until a new operation or `retry` comes.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | null = null
-  private running: Promise<void> | null = null
-  private stopped = true
+  private readonly loop = new Loop(async () => await this.pass())
   /** The smallest outbox id of the last object offered: the next page starts after it. */
   private after = 0
   private readonly outage: OutageLog
@@ -52,30 +51,20 @@ export class OutboxRelay {
 
   /** Starts the loop (idempotent); its timer does not keep the process alive. */
   start (): void {
-    this.stopped = false
-    this.schedule()
+    this.loop.start(INTERVAL_MS)
   }
 
   async stop (): Promise<void> {
-    this.stopped = true
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = null
-    await this.running
+    await this.loop.stop()
   }
 
-  private schedule (): void {
-    if (this.stopped) return
-    this.timer = setTimeout(() => { this.running = this.tick() }, INTERVAL_MS)
-    this.timer.unref()
-  }
-
-  private async tick (): Promise<void> {
+  private async pass (): Promise<number> {
     try {
       await this.relay()
       this.outage.recovered()
     } catch (err) {
       this.outage.failed(err)
     }
-    this.schedule()
+    return INTERVAL_MS
   }
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import type { OutageLog } from './outage-log.js'
+import type { OutageLog } from '../outage-log.js'
 
 /** How long a request may wait for Redis before its index operations are left to the relay (ms). */
 const PRODUCER_COMMAND_TIMEOUT_MS = 1_000

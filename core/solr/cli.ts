@@ -1,13 +1,11 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../config.js'
-import { contentTypesDir, projectRoot } from '../paths.js'
+import { contentTypesDir, solrConfDir } from '../paths.js'
 import { ContentTypeRegistry } from '../registry.js'
 import { indexingStatus, type IndexingStatus } from '../queue/status.js'
 import { buildServer } from '../server.js'
-import { configsetFiles, driftCount, type Progress } from './maintenance.js'
+import { configsetFiles, driftCount, driftLine, liveSchemaLine, writeConfigset, type Progress } from './maintenance.js'
 
 /** How long status and retry wait for the queue's Redis connection (ms). */
 const REDIS_WAIT_MS = 3_000
@@ -67,7 +65,6 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
     out.write(`${USAGE}\n`)
     return values.help ? 0 : 2
   }
-  const confDir = join(projectRoot, 'infra', 'solr', 'conf')
   if (op === 'schema' && !values.check) {
     // Printing and writing the configset need the content types only, not the database or Solr.
     const files = configsetFiles(await ContentTypeRegistry.load([contentTypesDir]))
@@ -75,7 +72,7 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
       out.write(files['schema.xml'])
       return 0
     }
-    for (const [name, text] of Object.entries(files)) await writeFile(join(confDir, name), text)
+    await writeConfigset(solrConfDir, files)
     out.write(`wrote ${Object.keys(files).map(name => `infra/solr/conf/${name}`).join(', ')}\n`)
     return 0
   }
@@ -94,7 +91,7 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
       }
       case 'sync': {
         const drift = await maintenance.sync({ check: values.check }, progressPrinter('sync', out))
-        out.write(`missing ${drift.missing.length}, orphan ${drift.orphan.length}, stale ${drift.stale.length}${values.check ? '' : ' (repaired)'}\n`)
+        out.write(`${driftLine(drift, values.check)}\n`)
         return values.check && driftCount(drift) > 0 ? 1 : 0
       }
       case 'clear':
@@ -119,10 +116,9 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
         return 0
       }
       default: {
-        const report = await maintenance.schema(confDir, {})
+        const report = await maintenance.schema(solrConfDir, {})
         out.write(report.staleFiles.length === 0 ? 'infra/solr/conf is up to date\n' : `stale in infra/solr/conf: ${report.staleFiles.join(', ')} (write them with --write)\n`)
-        if (report.live === null) out.write(`live core not checked: ${report.liveError ?? ''}\n`)
-        else out.write(`live core: missing fields ${report.live.missing.join(', ') || 'none'}; unknown fields ${report.live.extra.join(', ') || 'none'}\n`)
+        out.write(`${liveSchemaLine(report)}\n`)
         const liveDrift = report.live !== null && (report.live.missing.length > 0 || report.live.extra.length > 0)
         return report.staleFiles.length > 0 || liveDrift ? 1 : 0
       }

@@ -16,6 +16,12 @@ function solrValue (index: IndexDefinition | undefined, value: unknown): unknown
   return value
 }
 
+/** `user:<id>` is stored as `user$<id>` in Solr (its query syntax would read the colon). */
+export const solrPrincipal = (principal: string): string => principal.replace(/^user:/, 'user$')
+
+/** Fields only Solr has, filled by the service (copyField targets are filled by Solr itself). */
+const SOLR_ONLY_SOURCES = ['SearchableText', 'description', 'showinsearch']
+
 /**
  * Builds Solr documents from the same index definitions as the catalogue,
  * plus the fields only Solr has (SearchableText as text, `description`,
@@ -23,7 +29,12 @@ function solrValue (index: IndexDefinition | undefined, value: unknown): unknown
  * syntax would read the colon). Only fields the live core knows are sent.
  */
 export class SolrDocuments {
-  constructor (private readonly registry: ContentTypeRegistry) {}
+  /** Every field the service fills: the catalogue's indexes and SOLR_ONLY_SOURCES. */
+  private readonly sourceFields: ReadonlySet<string>
+
+  constructor (private readonly registry: ContentTypeRegistry) {
+    this.sourceFields = new Set([...registry.indexes.keys(), ...SOLR_ONLY_SOURCES])
+  }
 
   /** The full document; fields without a value are left out. */
   build (type: ContentType, obj: IndexableObject, knownFields: ReadonlySet<string> | null): SolrDocument {
@@ -36,7 +47,7 @@ export class SolrDocuments {
     }
     for (const index of this.registry.indexes.values()) {
       let value = solrValue(index, index.value(obj))
-      if (index.name === 'allowedRolesAndUsers' && Array.isArray(value)) value = value.map(p => String(p).replace(/^user:/, 'user$'))
+      if (index.name === 'allowedRolesAndUsers' && Array.isArray(value)) value = value.map(p => solrPrincipal(String(p)))
       put(index.name, value)
     }
     put('SearchableText', [text.title, text.rest].filter(Boolean).join(' ') || null)
@@ -53,22 +64,13 @@ export class SolrDocuments {
   atomic (type: ContentType, obj: IndexableObject, knownFields: ReadonlySet<string> | null): SolrDocument {
     const full = this.build(type, obj, knownFields)
     // Without the live schema, every field the service fills: a cleared field must be cleared all the same.
-    const names = knownFields ?? this.sourceFields()
+    const names = knownFields ?? this.sourceFields
     const doc: SolrDocument = { UID: full.UID }
     for (const name of names) {
       if (name === 'UID' || name === '_version_' || name === 'default') continue
-      if (!this.isSourceField(name)) continue
+      if (!this.sourceFields.has(name)) continue
       doc[name] = { set: full[name] ?? null }
     }
     return doc
-  }
-
-  private sourceFields (): string[] {
-    return [...this.registry.indexes.keys(), 'SearchableText', 'description', 'showinsearch']
-  }
-
-  /** Fields the service fills (copyField targets are filled by Solr itself). */
-  private isSourceField (name: string): boolean {
-    return this.registry.indexes.has(name) || name === 'SearchableText' || name === 'description' || name === 'showinsearch'
   }
 }

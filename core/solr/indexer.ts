@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { ContentStore, IndexOperations } from '../content-store.js'
 import type { Db, Queryable } from '../db.js'
+import { Loop } from '../loop.js'
+import { OutageLog } from '../outage-log.js'
 import type { SolrSettings } from '../settings.js'
 import { SolrUnavailable, type Solr } from './client.js'
 import type { SolrDocument, SolrDocuments } from './documents.js'
@@ -50,13 +52,13 @@ export interface Delivery { delivered: number, refused: Map<string, SolrUnavaila
  */
 export class Indexer implements IndexOperations {
   /** Solr failed and has not answered since: requests leave delivery to the loop, and nothing is logged again. */
-  private down = false
-  private timer: NodeJS.Timeout | null = null
+  private readonly outage: OutageLog
+  private readonly loop = new Loop(async () => await this.pass())
   private retryMs = FIRST_RETRY_MS
-  private running: Promise<void> | null = null
-  private stopped = true
 
-  constructor (private readonly o: IndexerOptions) {}
+  constructor (private readonly o: IndexerOptions) {
+    this.outage = new OutageLog(o.log, 'Solr indexing', 'the outbox keeps the operations and retries in the background')
+  }
 
   recording (): boolean {
     return this.o.settings().active
@@ -64,16 +66,17 @@ export class Indexer implements IndexOperations {
 
   /** Whether the last delivery failed (Solr down or refusing). */
   get unavailable (): boolean {
-    return this.down
+    return this.outage.isDown
   }
 
   /** After a write: deliver now, unless Solr is known to be down (then the loop retries with backoff). */
   async deliver (uids: string[]): Promise<void> {
-    if (this.down) return
+    if (this.outage.isDown) return
     try {
       await this.flush(uids)
     } catch (err) {
-      this.failed(err)
+      this.outage.failed(err)
+      this.loop.schedule(0)
     }
   }
 
@@ -166,14 +169,6 @@ export class Indexer implements IndexOperations {
       form === 'atomic' ? this.o.documents.atomic(type, indexable, known) : this.o.documents.build(type, indexable, known))
   }
 
-  private failed (err: unknown): void {
-    if (!this.down) {
-      this.o.log.warn({ err }, `Solr indexing failed, the outbox keeps the operations and retries in the background: ${(err as Error).message}`)
-    }
-    this.down = true
-    this.schedule(0)
-  }
-
   /**
    * One pass of the background loop: the objects with pending operations,
    * oldest first (those Solr keeps refusing last), until the outbox is empty
@@ -197,45 +192,34 @@ export class Indexer implements IndexOperations {
 
   /** Starts the background loop (idempotent); its timer does not keep the process alive. */
   start (): void {
-    this.stopped = false
-    this.schedule(0)
+    this.loop.start(0)
   }
 
   async stop (): Promise<void> {
-    this.stopped = true
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = null
-    await this.running
+    await this.loop.stop()
   }
 
-  /** The loop runs again soon (a write failed, settings changed). */
+  /** The loop runs again soon (settings changed). */
   schedule (ms: number): void {
-    if (this.stopped) return
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = setTimeout(() => { this.running = this.tick() }, ms)
-    this.timer.unref()
+    this.loop.schedule(ms)
   }
 
-  private async tick (): Promise<void> {
-    this.timer = null
-    if (!this.o.settings().active) {
-      this.schedule(IDLE_MS)
-      return
-    }
+  /** One pass of the loop; answers the wait before the next: idle, or the backoff while Solr fails. */
+  private async pass (): Promise<number> {
+    if (!this.o.settings().active) return IDLE_MS
     try {
-      const delivered = await this.drain()
-      if (this.down) {
-        this.down = false
-        this.o.log.info({ delivered }, 'Solr answers again; the outbox is delivered')
+      await this.drain()
+      if (this.outage.isDown) {
+        this.outage.recovered()
         await this.o.onRecovered?.()
       }
       this.retryMs = FIRST_RETRY_MS
-      this.schedule(IDLE_MS)
+      return IDLE_MS
     } catch (err) {
-      if (!this.down) this.o.log.warn({ err }, `Solr indexing failed, retrying in the background: ${(err as Error).message}`)
-      this.down = true
-      this.schedule(this.retryMs)
+      this.outage.failed(err)
+      const wait = this.retryMs
       this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS)
+      return wait
     }
   }
 }

@@ -13,6 +13,10 @@ export interface Drift { missing: string[], orphan: string[], stale: string[] }
 
 export const driftCount = (d: Drift): number => d.missing.length + d.orphan.length + d.stale.length
 
+/** The result line of `sync`, the same on a terminal and over HTTP. */
+export const driftLine = (d: Drift, check: boolean): string =>
+  `missing ${d.missing.length}, orphan ${d.orphan.length}, stale ${d.stale.length}${check ? '' : ' (repaired)'}`
+
 export interface SchemaReport {
   /** Committed files that differ from what the content types generate. */
   staleFiles: string[]
@@ -21,10 +25,20 @@ export interface SchemaReport {
   liveError?: string
 }
 
+/** The live core's part of a schema report, the same on a terminal and over HTTP. */
+export function liveSchemaLine (report: SchemaReport): string {
+  if (report.live === null) return `live core not checked: ${report.liveError ?? ''}`
+  return `live core: missing fields ${report.live.missing.join(', ') || 'none'}; unknown fields ${report.live.extra.join(', ') || 'none'}`
+}
+
 const BATCH = 500
 /** The generated configset, by file name under conf/. */
 export const configsetFiles = (types: ContentTypeRegistry): Record<string, string> =>
   ({ 'schema.xml': schemaXml(types), 'solrconfig.xml': solrconfigXml() })
+
+export async function writeConfigset (confDir: string, files: Record<string, string>): Promise<void> {
+  for (const [name, text] of Object.entries(files)) await writeFile(join(confDir, name), text)
+}
 
 /**
  * The maintenance operations of SEARCH.md §6, shared by the CLI and
@@ -111,9 +125,7 @@ export class SolrMaintenance {
    */
   async schema (confDir: string, options: { write?: boolean }): Promise<SchemaReport> {
     const files = configsetFiles(this.types)
-    if (options.write === true) {
-      for (const [name, text] of Object.entries(files)) await writeFile(join(confDir, name), text)
-    }
+    if (options.write === true) await writeConfigset(confDir, files)
     const staleFiles: string[] = []
     for (const [name, text] of Object.entries(files)) {
       const committed = await readFile(join(confDir, name), 'utf8').catch(() => null)

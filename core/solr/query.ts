@@ -1,9 +1,10 @@
-import type { CatalogQuery } from '../catalog-query.js'
+import { asRecord, list, UUID, type CatalogQuery } from '../catalog-query.js'
 import { BadRequest } from '../errors.js'
 import { foldText, pathDepth, type IndexDefinition } from '../indexes.js'
 import { fieldError, type SettingsCheck, type SolrSettings } from '../settings.js'
 import { parseBoolean, parseDate, parseInteger } from '../zope-query.js'
 import type { Solr } from './client.js'
+import { solrPrincipal } from './documents.js'
 
 export type SelectParams = Parameters<Solr['select']>[0]
 
@@ -178,18 +179,6 @@ export function boostClause (input: string, settings: Pick<SolrSettings, 'boost_
   })
   return ['*:*^0', ...boosts].join(' OR ')
 }
-
-/** A record value (`{query, range, operator, depth}`) or a plain one, as `{query, …}`. */
-function asRecord (value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : { query: value }
-}
-
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]).filter(v => v !== undefined && v !== '')
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** `user:<id>` is stored as `user$<id>` in Solr (its syntax would read the colon). */
-const solrPrincipal = (principal: string): string => principal.replace(/^user:/, 'user$')
 
 /**
  * Translates the service's query (the same criteria the catalogue gets) into

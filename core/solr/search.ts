@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
-import { batchingLinks } from '../batching.js'
-import { queryOf, type Listing, type ListingOptions } from '../listing.js'
+import { listingOf, queryOf, type Listing, type ListingOptions } from '../listing.js'
 import type { SolrSettings } from '../settings.js'
-import { addressOf, urlOf } from '../url.js'
+import { urlOf } from '../url.js'
 import type { SelectResponse, Solr } from './client.js'
 import type { SelectParams, SolrQueryTranslator } from './query.js'
 
@@ -63,13 +62,13 @@ export async function solrListing (fastify: FastifyInstance, request: FastifyReq
   const answer = await runSelect(solr, params, settings, request.log)
   const total = options.sortLimit !== undefined ? Math.min(answer.response.numFound, options.sortLimit) : answer.response.numFound
   const rows = answer.response.docs.map(doc => catalogRow(fastify, doc))
-  const items = options.fullobjects
-    ? await fullObjects(fastify, request, rows)
-    : rows.map(row => fastify.serializer.summaryFromCatalog(request.baseUrl, row, options.metadataFields))
-  const listing: SolrListing = { items, items_total: total }
-  const batching = batchingLinks(request.absoluteUrl(addressOf(request.raw).originalUrl), total, { start: options.batch.start, size: pageSize })
-  if (batching !== undefined) listing.batching = batching
-  if (options.facetFields !== undefined) listing.facets = facetsOf(answer, options.facetFields)
+  const listing: SolrListing = await listingOf(fastify, request, options, {
+    rows,
+    uids: rows.map(row => String(row.UID)),
+    total,
+    batch: { start: options.batch.start, size: pageSize },
+    facets: options.facetFields !== undefined ? facetsOf(answer, options.facetFields) : undefined
+  })
   if (options.highlightFields !== undefined) {
     listing.highlighting = Object.fromEntries(rows.map(row => [urlOf(request.baseUrl, String(row.path_string)), answer.highlighting?.[String(row.UID)] ?? {}]))
   }
@@ -83,11 +82,4 @@ function catalogRow (fastify: FastifyInstance, doc: Record<string, unknown>): Re
     if (fastify.types.indexes.get(name)?.kind === 'date' && typeof value === 'string') row[name] = new Date(value)
   }
   return row
-}
-
-/** Full serializations, loaded from the database by path (an object deleted since Solr indexed it is skipped). */
-async function fullObjects (fastify: FastifyInstance, request: FastifyRequest, rows: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
-  const located = await Promise.all(rows.map(async row => (await fastify.content.locate(String(row.path_string))).found))
-  // Another object now at that path (moved or replaced since Solr indexed it) is not the result.
-  return located.flatMap((l, i) => l !== null && l.obj.uid === rows[i].UID ? [fastify.serializer.object(request.baseUrl, l)] : [])
 }

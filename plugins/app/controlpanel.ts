@@ -1,8 +1,7 @@
 import fp from 'fastify-plugin'
 import Type from 'typebox'
-import { denied } from '../../core/access.js'
+import { requireManager } from '../../core/access.js'
 import { NotFound } from '../../core/errors.js'
-import { allows, Permission, SITE_ROLE_MAP } from '../../core/security.js'
 import { Settings, SolrSettingsSchema } from '../../core/settings.js'
 import { urlOf } from '../../core/url.js'
 
@@ -13,27 +12,27 @@ const errorResponses = Object.fromEntries([400, 401, 403, 404].map(s => [s, { $r
  * `@controlpanels` (Manager): the search-server settings. Declarative values
  * (environment, SOLR_CONFIG_FILE) win and are reported as locked.
  */
+/** Every control-panel route's answer to a caller without the Manager role. */
+const MANAGER_ONLY = 'The control panels need the Manager role.'
+
 export default fp(async fastify => {
   const settings = new Settings(fastify.db, fastify.config)
   await settings.load()
   fastify.decorate('settings', settings)
 
-  const requireManager = (request: Parameters<typeof denied>[0]): void => {
-    if (!allows(SITE_ROLE_MAP[Permission.ManagePortal], new Set(request.principal.roles))) throw denied(request, 'The control panels need the Manager role.')
-  }
   const panelUrl = (baseUrl: string): string => urlOf(baseUrl, `/@controlpanels/${PANEL}`)
 
   fastify.get('/@controlpanels', {
     schema: { summary: 'List control panels (Manager)', tags: ['settings'], security: [{ bearer: [] }], response: { 200: Type.Array(Type.Object({ '@id': Type.String(), group: Type.String(), title: Type.String() })), ...errorResponses } }
   }, async request => {
-    requireManager(request)
+    requireManager(request, MANAGER_ONLY)
     return [{ '@id': panelUrl(request.baseUrl), group: 'Add-on Configuration', title: 'Solr settings' }]
   })
 
   fastify.get('/@controlpanels/:name', {
     schema: { summary: 'Read the Solr settings (Manager); locked = set declaratively', tags: ['settings'], security: [{ bearer: [] }], params: Type.Object({ name: Type.String() }), response: { ...errorResponses } }
   }, async request => {
-    requireManager(request)
+    requireManager(request, MANAGER_ONLY)
     const { name } = request.params as { name: string }
     if (name !== PANEL) throw NotFound(request.absoluteUrl(request.url), `No control panel '${name}'.`)
     const locked = new Set(settings.lockedNames())
@@ -54,7 +53,7 @@ export default fp(async fastify => {
   fastify.patch('/@controlpanels/:name', {
     schema: { summary: 'Change Solr settings (Manager); declarative ones are refused', tags: ['settings'], security: [{ bearer: [] }], params: Type.Object({ name: Type.String() }), response: { 204: Type.Null(), ...errorResponses } }
   }, async (request, reply) => {
-    requireManager(request)
+    requireManager(request, MANAGER_ONLY)
     const { name } = request.params as { name: string }
     if (name !== PANEL) throw NotFound(request.absoluteUrl(request.url), `No control panel '${name}'.`)
     await settings.update(request.body)

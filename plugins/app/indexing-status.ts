@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
-import { denied } from '../../core/access.js'
+import { requireManager } from '../../core/access.js'
 import { indexingStatus } from '../../core/queue/status.js'
-import { allows, Permission, SITE_ROLE_MAP } from '../../core/security.js'
 
 const errorResponses = Object.fromEntries([401, 403].map(s => [s, { $ref: 'Error#' }]))
 
@@ -15,7 +14,7 @@ export default fp(async fastify => {
   fastify.get('/@solr-maintenance/status', {
     schema: { summary: 'Indexing status (Manager): queue, failed jobs, outbox', tags: ['search'], security: [{ bearer: [] }], response: errorResponses }
   }, async (request, reply) => {
-    if (!allows(SITE_ROLE_MAP[Permission.ManagePortal], new Set(request.principal.roles))) throw denied(request, 'The indexing status needs the Manager role.')
+    requireManager(request, 'The indexing status needs the Manager role.')
     return await reply.header('cache-control', 'no-store').send(await indexingStatus(fastify.db, fastify.indexing))
   })
 }, { name: 'indexing-status', dependencies: ['index-queue', 'auth', 'http'] })

@@ -4,6 +4,7 @@ import { requireContext } from '../../core/access.js'
 import { batchOf } from '../../core/batching.js'
 import { isQueryParameter } from '../../core/catalog-query.js'
 import { catalogListing, type ListingOptions } from '../../core/listing.js'
+import { OutageLog } from '../../core/outage-log.js'
 import { SolrUnavailable } from '../../core/solr/client.js'
 import { boostRulesCheck, SolrQueryTranslator } from '../../core/solr/query.js'
 import { solrListing } from '../../core/solr/search.js'
@@ -73,7 +74,7 @@ export default fp(async fastify => {
   const solrFields = new Set(fastify.solr.generatedFields)
   const translator = new SolrQueryTranslator(name => fastify.catalogSearch.index(name), solrFields)
   fastify.settings.addCheck(boostRulesCheck(solrFields))
-  let outage = false
+  const outage = new OutageLog(fastify.log, 'Solr search', 'the catalogue answers until Solr is back', 'error')
 
   fastify.get('/@search', {
     schema: {
@@ -117,14 +118,12 @@ export default fp(async fastify => {
         const listing = await solrListing(fastify, request, fastify.solr.client, translator, {
           ...options, highlightFields: highlight ? list(query['hl.fl']).flatMap(f => f.split(',')).map(f => f.trim()).filter(Boolean) : undefined
         })
-        if (outage) request.log.info('Solr answers searches again')
-        outage = false
+        outage.recovered()
         void reply.header('x-search-engine', 'solr')
         return { ...answer, ...listing }
       } catch (err) {
         if (!(err instanceof SolrUnavailable)) throw err
-        if (!outage) request.log.error({ err }, `Solr search failed, the catalogue answers until Solr is back: ${err.message}`)
-        outage = true
+        outage.failed(err)
         void reply.header('x-search-fallback', 'catalogue')
       }
     }

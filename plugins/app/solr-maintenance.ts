@@ -2,12 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { PassThrough } from 'node:stream'
 import Type from 'typebox'
-import { join } from 'node:path'
-import { denied } from '../../core/access.js'
+import { requireManager } from '../../core/access.js'
 import { BadRequest } from '../../core/errors.js'
-import { projectRoot } from '../../core/paths.js'
-import { allows, Permission, SITE_ROLE_MAP } from '../../core/security.js'
-import { driftCount, type Progress } from '../../core/solr/maintenance.js'
+import { solrConfDir } from '../../core/paths.js'
+import { driftCount, driftLine, liveSchemaLine, type Progress } from '../../core/solr/maintenance.js'
 
 const OPERATIONS = ['reindex', 'sync', 'clear', 'schema'] as const
 type Operation = typeof OPERATIONS[number]
@@ -30,7 +28,7 @@ export default fp(async fastify => {
         return
       case 'sync': {
         const drift = await maintenance.sync({ check }, progress('sync'))
-        line(`missing ${drift.missing.length}, orphan ${drift.orphan.length}, stale ${drift.stale.length}${check ? '' : ' (repaired)'}`)
+        line(driftLine(drift, check))
         if (check && driftCount(drift) > 0) line('drift')
         return
       }
@@ -40,15 +38,15 @@ export default fp(async fastify => {
         return
       case 'schema': {
         // Over HTTP the committed files are only checked, never written.
-        const report = await maintenance.schema(join(projectRoot, 'infra', 'solr', 'conf'), {})
+        const report = await maintenance.schema(solrConfDir, {})
         line(`stale files: ${report.staleFiles.join(', ') || 'none'}`)
-        line(report.live === null ? `live core not checked: ${report.liveError ?? ''}` : `live core: missing fields ${report.live.missing.join(', ') || 'none'}; unknown fields ${report.live.extra.join(', ') || 'none'}`)
+        line(liveSchemaLine(report))
       }
     }
   }
 
   async function handler (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    if (!allows(SITE_ROLE_MAP[Permission.ManagePortal], new Set(request.principal.roles))) throw denied(request, 'Solr maintenance needs the Manager role.')
+    requireManager(request, 'Solr maintenance needs the Manager role.')
     const { op } = request.params as { op: string }
     if (!(OPERATIONS as readonly string[]).includes(op)) throw BadRequest(`Unknown maintenance operation '${op}'; one of ${OPERATIONS.join(', ')}.`)
     const query = request.query as { check?: string, type?: string }

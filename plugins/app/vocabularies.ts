@@ -1,9 +1,8 @@
 import fp from 'fastify-plugin'
 import Type from 'typebox'
-import { denied } from '../../core/access.js'
+import { requireManager } from '../../core/access.js'
 import { batchOf, batchingLinks } from '../../core/batching.js'
 import { BadRequest, NotFound } from '../../core/errors.js'
-import { allows, Permission, SITE_ROLE_MAP } from '../../core/security.js'
 import { addressOf, urlOf } from '../../core/url.js'
 import { parseZopeQuery } from '../../core/zope-query.js'
 
@@ -54,7 +53,7 @@ export default fp(async fastify => {
       response: { 204: Type.Null(), ...errorResponses }
     }
   }, async (request, reply) => {
-    if (!allows(SITE_ROLE_MAP[Permission.ManagePortal], new Set(request.principal.roles))) throw denied(request, 'Editing vocabularies needs the Manager role.')
+    requireManager(request, 'Editing vocabularies needs the Manager role.')
     const { name } = request.params as { name: string }
     const declaration = fastify.types.vocabularies.get(name)
     if (declaration === undefined) throw NotFound(request.absoluteUrl(request.url), `The vocabulary '${name}' does not exist.`)

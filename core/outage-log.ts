@@ -8,8 +8,12 @@ import type { FastifyBaseLogger } from 'fastify'
 export class OutageLog {
   private down = false
 
-  /** `what` names the backend; `consequence` tells the operator what happens meanwhile. */
-  constructor (private readonly log: FastifyBaseLogger, private readonly what: string, private readonly consequence: string) {}
+  /**
+   * `what` names the backend; `consequence` tells the operator what happens
+   * meanwhile; `level` is the start's (an end is `info`).
+   */
+  constructor (private readonly log: FastifyBaseLogger, private readonly what: string, private readonly consequence: string,
+    private readonly level: 'warn' | 'error' = 'warn') {}
 
   get isDown (): boolean {
     return this.down
@@ -18,7 +22,7 @@ export class OutageLog {
   failed (err: unknown): void {
     if (this.down) return
     this.down = true
-    this.log.warn({ err }, `${this.what} failed: ${err instanceof Error ? err.message : String(err)}; ${this.consequence}`)
+    this.log[this.level]({ err }, `${this.what} failed: ${err instanceof Error ? err.message : String(err)}; ${this.consequence}`)
   }
 
   recovered (): void {
