@@ -1,6 +1,6 @@
 /**
  * The processes of a benchmark run and what is measured from outside them:
- * a fresh PostgreSQL database, the service (`node dist/core/server.js`), the
+ * a fresh PostgreSQL database, the service (`node dist/app/server.js`), the
  * floor server, their start-up time to the first 200 and their memory, read
  * from /proc as the kernel counts it.
  */

@@ -1,5 +1,7 @@
 /**
  * `npm run bench`: throughput, latency, memory and scaling of the service,
+ * (Over 300 lines: the orchestration of one run — build, processes, sizes,
+ * scenarios, report — reads best in order, in one place.)
  * each figure next to a floor measured in the same run (see
  * docs/performance.md). Options:
  *   --full           1k, 10k and 100k talks, longer runs (default: quick, 1k)
@@ -133,7 +135,7 @@ async function positionsInTalks (databaseUrl) {
 
 async function startService (env) {
   return await startServer({
-    script: join(ROOT, 'dist', 'core', 'server.js'),
+    script: join(ROOT, 'dist', 'app', 'server.js'),
     nodeArgs: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
     env: { ...SERVICE_ENV, ...env },
     port: await freePort(),
@@ -170,7 +172,7 @@ async function drain (env, databaseUrl, talks) {
   const pending = async () => (await inspect(databaseUrl, 'SELECT count(DISTINCT uid)::int AS n FROM index_outbox'))[0].n
   const count = await pending()
   const logFile = join(outDir, 'worker.log')
-  const worker = spawn(process.execPath, [join(ROOT, 'dist', 'core', 'worker.js')], { env: { ...process.env, ...SERVICE_ENV, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')] })
+  const worker = spawn(process.execPath, [join(ROOT, 'dist', 'app', 'worker.js')], { env: { ...process.env, ...SERVICE_ENV, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')] })
   const exited = new Promise(resolve => worker.once('exit', resolve))
   try {
     while (!readFileSync(logFile, 'utf8').includes('"msg":"index worker ready"')) {

@@ -54,7 +54,11 @@ const SOLR_BATCHED = { active: true, auto_commit: false, commit_within: 1000 }
  * to the catalogue must never be measured as Solr, nor Solr as the catalogue.
  */
 const fullText = (id, title, settings, engine) => ({
-  id, title, group: 'search', scaled: true, settings,
+  id,
+  title,
+  group: 'search',
+  scaled: true,
+  settings,
   plan: () => ({
     requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
     check: (body, headers) => headers['x-search-engine'] !== engine
@@ -65,7 +69,11 @@ const fullText = (id, title, settings, engine) => ({
 
 /** A create with Solr in this configuration (`target` async: the SOLR_ASYNC service). */
 const createWithSolr = (id, title, settings, target) => ({
-  id, title, group: 'write', settings, ...(target !== undefined ? { target } : {}),
+  id,
+  title,
+  group: 'write',
+  settings,
+  ...(target !== undefined ? { target } : {}),
   plan: ctx => ({ requests: [createTalk(ctx, ctx.tokens.member)], check: expectType('talk') })
 })
 

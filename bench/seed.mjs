@@ -2,7 +2,7 @@
  * Seeds talks into /talks through the service's own code, so that the rows
  * are exactly what the API writes: each talk is checked by `checkWrite` and
  * created by `ContentStore.create` (content row, catalogue row, workflow
- * history), then published by `ContentStore.transition` as a Manager would,
+ * history), then published by `Transitions.take` as a Manager would,
  * except every tenth, which stays private (the security filter must have
  * something to hide). What it saves over HTTP is the transport and one
  * commit per talk: the store runs on a database handle that puts a whole
@@ -18,10 +18,12 @@
  * with DATABASE_URL set. Prints one JSON line at the end.
  */
 import { performance } from 'node:perf_hooks'
-import { loadConfig } from '../dist/core/config.js'
-import { ContentStore } from '../dist/core/content-store.js'
-import { buildServer } from '../dist/core/server.js'
-import { checkWrite } from '../dist/core/validation.js'
+import { loadConfig } from '../dist/core/config/config.js'
+import { ContentStore } from '../dist/core/content/store.js'
+import { Transitions } from '../dist/core/content/transitions.js'
+import { Outbox } from '../dist/core/indexing/outbox.js'
+import { buildServer } from '../dist/app/server.js'
+import { checkWrite } from '../dist/core/content/validation.js'
 import { talkBody } from './talks.mjs'
 
 const BATCH = 250
@@ -42,7 +44,7 @@ await app.ready()
 const started = performance.now()
 const { rows: [{ n: existing }] } = await app.db.query("SELECT count(*) AS n FROM content WHERE portal_type = 'talk'")
 const parent = (await app.content.locate('/talks')).found
-const type = app.types.get('talk')
+const type = app.contentTypes.get('talk')
 await app.db.exec(HELPER_INDEXES.map(([name, definition]) => `CREATE INDEX IF NOT EXISTS ${name} ON content ${definition};`).join('\n'))
 const context = { mode: 'create', stored: {}, tokens: async name => await app.vocabularies.tokens(name), imageMaxBytes: app.config.IMAGE_MAX_BYTES }
 
@@ -57,12 +59,14 @@ for (let from = existing; from < target; from += BATCH) {
   }
   const to = Math.min(target, from + BATCH)
   await app.db.transaction(async tx => {
-    const store = new ContentStore(batchHandle(tx), app.types, app.catalog)
+    const handle = batchHandle(tx)
+    const store = new ContentStore(handle, app.contentTypes, app.catalog, new Outbox(handle))
+    const transitions = new Transitions(handle, store)
     for (let n = from; n < to; n++) {
       const write = await checkWrite(type, talkBody(n), context)
       const speaker = { userId: `speaker-${n % SPEAKERS}`, fullname: null, roles: ['Member'] }
       const created = await store.create(parent, type, write, speaker)
-      if (n % 10 !== 9) await store.transition(created, 'publish', ADMIN, '', {})
+      if (n % 10 !== 9) await transitions.take(created, 'publish', ADMIN, '', {})
     }
   })
 }

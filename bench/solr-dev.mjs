@@ -81,7 +81,7 @@ try {
   const queries = {
     'term (title:search)': { q: 'title:search' },
     'two terms, AND': { q: 'title:search AND body:lucene' },
-    'phrase': { q: 'body:"open source"' },
+    phrase: { q: 'body:"open source"' },
     'prefix (title:sea*)': { q: 'title:sea*' },
     'numeric range + fq': { q: 'views:[1000 TO 2000]', fq: 'category:talk' },
     'sort by date': { q: 'body:node', sort: 'published desc' },

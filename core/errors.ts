@@ -1,6 +1,6 @@
 /**
  * Every error the API can answer with is declared here, once: its HTTP status
- * and its `type`. The body shape is the contract's (API.md §2):
+ * and its `type`. The body shape is the contract's (docs/api.md, "Errors"):
  * `{type, message, errors?, context?}`. docs/api.md lists them.
  */
 
@@ -56,6 +56,7 @@ export const errorForStatus = (statusCode: number, message: string): ApiError =>
   new ApiError(statusCode, (STATUS_CODES[statusCode] ?? 'Bad Request').replace(/[^A-Za-z]/g, ''), message)
 
 export const BadRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message)
+export const MalformedUrl = (): ApiError => BadRequest('The URL is not valid: a percent sign must start a valid UTF-8 escape (%XX).')
 export const ValidationFailed = (errors: FieldError[]): ApiError =>
   new ApiError(400, 'BadRequest', `Invalid input. ${summarise(errors)}`, { errors })
 export const ExpiredSignature = (): ApiError =>
@@ -77,7 +78,5 @@ export const TooManyRequests = (retryAfterSeconds: number): ApiError =>
     { headers: { 'retry-after': String(retryAfterSeconds) } })
 export const InternalServerError = (requestId: string): ApiError =>
   new ApiError(500, 'InternalServerError', `An internal error occurred. Quote request id ${requestId} when reporting it.`)
-export const ServiceUnavailable = (message: string): ApiError => new ApiError(503, 'ServiceUnavailable', message)
-
-/** The TypeBox schema of the error body, for route documentation. */
-export { ErrorSchema } from '../schemas/error.js'
+export const ServiceUnavailable = (message: string, retryAfterSeconds?: number): ApiError =>
+  new ApiError(503, 'ServiceUnavailable', message, retryAfterSeconds === undefined ? {} : { headers: { 'retry-after': String(retryAfterSeconds) } })

@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { defineBehavior } from '../core/content-type.js'
+import { defineBehavior } from '../core/content/declaration.js'
 import { DateTime, TextLine } from './fields.js'
 import { endNotBeforeStart } from './invariants.js'
 

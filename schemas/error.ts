@@ -1,6 +1,6 @@
 import Type from 'typebox'
 
-/** The error body every failing request gets (API.md §2). */
+/** The error body every failing request gets (docs/api.md, "Errors"). */
 export const ErrorSchema = Type.Object({
   type: Type.String({ description: 'Error name, e.g. BadRequest, Unauthorized, NotFound' }),
   message: Type.String({ description: 'A human sentence' }),

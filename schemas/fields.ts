@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import type { Field, FieldAnnotations } from '../core/content-type.js'
+import type { Field, FieldAnnotations } from '../core/content/declaration.js'
 
 type Common = FieldAnnotations & { title: string, description?: string }
 

@@ -1,4 +1,4 @@
-import type { Invariant } from '../core/content-type.js'
+import type { Invariant } from '../core/content/declaration.js'
 
 const time = (value: unknown): number | null =>
   typeof value === 'string' && value !== '' ? Date.parse(value) : null

@@ -1,12 +1,12 @@
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { loadConfig } from '../core/config.js'
-import { hashPassword } from '../core/passwords.js'
-import { buildServer } from '../core/server.js'
-import type { AppOptions } from '../core/app.js'
+import { loadConfig } from '../core/config/config.js'
+import { hashPassword } from '../core/security/passwords.js'
+import { buildServer } from '../app/server.js'
+import type { AppOptions } from '../app/app.js'
 
 /** The PostgreSQL server the tests use (CI and every dev machine run one on 127.0.0.1:5432). */
 export const PG_ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -14,6 +14,12 @@ export const ADMIN_PASSWORD = 'admin-secret'
 export const JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256'
 
 interface TapLike { teardown: (fn: () => unknown) => void }
+
+const ignore = (): void => {}
+/** A logger that writes nothing, for parts of the service a test builds on their own. */
+export const silentLogger: FastifyBaseLogger = {
+  level: 'silent', fatal: ignore, error: ignore, warn: ignore, info: ignore, debug: ignore, trace: ignore, silent: ignore, child: () => silentLogger
+}
 
 export interface TestApp {
   app: FastifyInstance
@@ -49,7 +55,7 @@ export async function freshDatabase (t: TapLike): Promise<string> {
  * database, or with `embedded: true` a fresh embedded one in a temp folder.
  * `env` adds environment variables, as an operator would set them.
  */
-export async function build (t: TapLike, options: { embedded?: boolean, env?: Record<string, string>, app?: AppOptions, dataDir?: string } = {}): Promise<TestApp> {
+export async function build (t: TapLike, options: { embedded?: boolean, env?: Record<string, string>, app?: AppOptions, dataDir?: string, databaseUrl?: string } = {}): Promise<TestApp> {
   let databaseUrl = ''
   let dataDir = options.dataDir ?? ''
   if (options.embedded === true) {
@@ -59,7 +65,8 @@ export async function build (t: TapLike, options: { embedded?: boolean, env?: Re
       t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
     }
   } else {
-    databaseUrl = await freshDatabase(t)
+    // A second app on the database of another is a second process of one site.
+    databaseUrl = options.databaseUrl ?? await freshDatabase(t)
   }
   const config = loadConfig({
     LOG_LEVEL: 'silent',

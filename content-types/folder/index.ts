@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { defineContentType } from '../../core/content-type.js'
+import { defineContentType } from '../../core/content/declaration.js'
 import { dublinCore } from '../../schemas/dublincore.js'
 
 /** A plain folder: the `talks` folder is one. */

@@ -1,6 +1,6 @@
 import Type from 'typebox'
-import { defineContentType } from '../../core/content-type.js'
-import { Permission } from '../../core/security.js'
+import { defineContentType } from '../../core/content/declaration.js'
+import { Permission } from '../../core/security/roles.js'
 import { dublinCore } from '../../schemas/dublincore.js'
 import { eventBasic } from '../../schemas/event.js'
 import { Choice, Image, MultiChoice, RichText, TextLine } from '../../schemas/fields.js'
@@ -8,7 +8,7 @@ import { lightningTalkIsShort } from './rules.js'
 
 /**
  * The conference talk of the Mastering Plone training (its REST chapter),
- * with the limits of the contract (API.md §5).
+ * with the limits of the contract (docs/api.md).
  */
 export default defineContentType({
   name: 'talk',
@@ -46,5 +46,7 @@ export default defineContentType({
       editable: true
     }
   },
-  layout: 'talkview'
+  layout: 'talkview',
+  // Logged-in users are Contributors in `talks`: they may submit talks ("authenticated clients can create talks").
+  container: { id: 'talks', title: 'Talks', type: 'folder', localRoles: { Authenticated: ['Contributor'] } }
 })

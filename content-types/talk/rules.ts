@@ -1,4 +1,4 @@
-import type { Invariant } from '../../core/content-type.js'
+import type { Invariant } from '../../core/content/declaration.js'
 
 /** A lightning talk lasts at most five minutes (when both start and end are set). */
 export const LIGHTNING_TALK_MAX_MINUTES = 5

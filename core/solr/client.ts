@@ -1,7 +1,7 @@
 import { Agent } from 'node:http'
 import { createRequire } from 'node:module'
 import { inherits } from 'node:util'
-import type { SolrSettings } from '../settings.js'
+import type { SolrSettings } from './settings.js'
 
 /** A failed Solr call: Solr's own message (or the network's), and the HTTP status when Solr answered. */
 export class SolrUnavailable extends Error {

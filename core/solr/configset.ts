@@ -1,5 +1,5 @@
-import type { IndexKind } from '../content-type.js'
-import type { ContentTypeRegistry } from '../registry.js'
+import { INDEX_KINDS } from '../query/index-kinds.js'
+import type { ContentTypeRegistry } from '../content/registry.js'
 
 /** One field of the generated Solr schema. */
 export interface SolrField {
@@ -14,17 +14,7 @@ export interface SolrField {
   copyToDefault?: boolean
 }
 
-const SOLR_TYPE: Record<IndexKind, SolrField['type']> = {
-  field: 'string',
-  keyword: 'string',
-  date: 'pdate',
-  boolean: 'boolean',
-  int: 'pint',
-  text: 'text',
-  uuid: 'string'
-}
-
-/** Fields of the seed's index schema (§2.4) that only Solr has: the catalogue keeps full text in a tsvector. */
+/** Fields of the original index schema (docs/search.md) that only Solr has: the catalogue keeps full text in a tsvector. */
 const SOLR_ONLY: SolrField[] = [
   { name: 'default', type: 'text', indexed: true, stored: false, multiValued: true },
   { name: 'SearchableText', type: 'text', indexed: true, stored: false, multiValued: false, copyToDefault: true },
@@ -45,7 +35,7 @@ const COPIED_TO_DEFAULT = new Set(['Title', 'Description', 'Subject'])
 export function solrFields (registry: ContentTypeRegistry): SolrField[] {
   const fields: SolrField[] = [...registry.indexes.values()].map(index => ({
     name: index.name,
-    type: SOLR_TYPE[index.kind],
+    type: INDEX_KINDS[index.kind].solr,
     indexed: index.indexed,
     stored: index.metadata,
     multiValued: index.multiValued,
@@ -107,6 +97,9 @@ ${copies.join('\n')}
 `
 }
 
+/** Solr's autoCommit maxTime in the generated solrconfig.xml: how soon an update sent without a commit is seen at the latest. */
+export const AUTO_COMMIT_MAX_TIME_MS = 15_000
+
 /**
  * solrconfig.xml for Solr 9: /select, /update, ping; commits tunable by
  * system properties (`-Dsolr.autoCommit.maxDocs=…`), the synchronous batched
@@ -125,7 +118,7 @@ export function solrconfigXml (): string {
     </updateLog>
     <autoCommit>
       <maxDocs>\${solr.autoCommit.maxDocs:-1}</maxDocs>
-      <maxTime>\${solr.autoCommit.maxTime:15000}</maxTime>
+      <maxTime>\${solr.autoCommit.maxTime:${AUTO_COMMIT_MAX_TIME_MS}}</maxTime>
       <openSearcher>true</openSearcher>
     </autoCommit>
     <autoSoftCommit>

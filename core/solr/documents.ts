@@ -1,6 +1,6 @@
-import { searchableText } from '../catalog.js'
-import type { IndexableObject, IndexDefinition } from '../indexes.js'
-import type { ContentType, ContentTypeRegistry } from '../registry.js'
+import { searchableText } from '../catalog/catalog.js'
+import type { IndexableObject, IndexDefinition } from '../catalog/indexes.js'
+import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
 
 /** A Solr document: field name → value (arrays for multi-valued fields). */
 export type SolrDocument = Record<string, unknown>

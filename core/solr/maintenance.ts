@@ -1,9 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Db } from '../db.js'
-import type { ContentTypeRegistry } from '../registry.js'
+import type { Db } from '../db/db.js'
+import { retryWhileUnavailable } from '../db/faults.js'
+import type { ContentTypeRegistry } from '../content/registry.js'
 import { schemaDrift, schemaXml, solrconfigXml, type SchemaDrift } from './configset.js'
-import type { SolrService } from './service.js'
+import type { Indexer } from '../indexing/delivery.js'
+import type { Solr } from './client.js'
 
 /** Progress of a long operation: one call per batch. */
 export type Progress = (done: number, total: number) => void
@@ -41,37 +43,47 @@ export async function writeConfigset (confDir: string, files: Record<string, str
 }
 
 /**
- * The maintenance operations of SEARCH.md §6, shared by the CLI and
- * `@solr-maintenance`: reindex, sync, clear, schema.
+ * The maintenance operations (docs/search.md, "Operations"), shared by the CLI and
+ * `@solr-maintenance`: reindex, sync, clear, schema. A step whose database
+ * connection failed (terminated, the server restarting) runs again — each
+ * sends current documents, so running one twice does no harm — and a long
+ * run goes on instead of starting over; when the database stays away the
+ * DatabaseUnavailable is thrown.
  */
 export class SolrMaintenance {
-  constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly solr: SolrService) {}
+  /** `generatedFields`: the fields of the generated configset, to compare with the live core's. */
+  constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly client: Solr,
+    private readonly indexer: Indexer, private readonly generatedFields: string[]) {}
 
   /** Sends the full current documents of these objects (no commit). */
   private async index (uids: string[]): Promise<void> {
-    const current = await this.solr.indexer.currentDocuments(uids)
-    await this.solr.client.update(current)
+    const current = await this.indexer.currentDocuments(uids)
+    await this.client.update(current)
   }
 
   /** Every object (or every object of one type) in batches, then one commit. */
   async reindex (options: { type?: string, batchSize?: number }, progress: Progress = () => {}): Promise<number> {
     if (options.type !== undefined && this.types.get(options.type) === undefined) throw new Error(`Unknown content type '${options.type}'.`)
     const size = options.batchSize ?? BATCH
-    const filter = options.type !== undefined ? 'AND portal_type = $1' : "AND $1::text IS NULL"
-    const { rows: [{ count }] } = await this.db.query<{ count: number }>(`SELECT count(*) FROM content WHERE path <> '/' ${filter}`, [options.type ?? null])
+    const filter = options.type !== undefined ? 'AND portal_type = $1' : 'AND $1::text IS NULL'
+    const { rows: [{ count }] } = await retryWhileUnavailable(async () =>
+      await this.db.query<{ count: number }>(`SELECT count(*) FROM content WHERE path <> '/' ${filter}`, [options.type ?? null]))
     let done = 0
     let after = '/'
     progress(0, count)
     while (true) {
-      const { rows } = await this.db.query<{ uid: string, path: string }>(
-        `SELECT uid, path FROM content WHERE path > $2 ${filter} ORDER BY path LIMIT ${size}`, [options.type ?? null, after])
+      const rows = await retryWhileUnavailable(async () => {
+        const { rows } = await this.db.query<{ uid: string, path: string }>(
+          `SELECT uid, path FROM content WHERE path > $2 ${filter} ORDER BY path LIMIT ${size}`, [options.type ?? null, after])
+        if (rows.length > 0) await this.index(rows.map(r => r.uid))
+        return rows
+      })
       if (rows.length === 0) break
-      await this.index(rows.map(r => r.uid))
       done += rows.length
       after = rows[rows.length - 1].path
       progress(done, Math.max(count, done))
     }
-    await this.solr.client.commit()
+    await this.client.commit()
     return done
   }
 
@@ -79,7 +91,7 @@ export class SolrMaintenance {
   async drift (): Promise<Drift> {
     const solrModified = new Map<string, number>()
     for (let start = 0; ; start += BATCH * 2) {
-      const answer = await this.solr.client.select({ q: '*:*', fl: 'UID,modified', sort: 'UID asc', rows: BATCH * 2, start })
+      const answer = await this.client.select({ q: '*:*', fl: 'UID,modified', sort: 'UID asc', rows: BATCH * 2, start })
       for (const doc of answer.response.docs) solrModified.set(String(doc.UID), Date.parse(String(doc.modified)))
       if (answer.response.docs.length < BATCH * 2) break
     }
@@ -97,26 +109,26 @@ export class SolrMaintenance {
 
   /** Measures the drift and, unless `check`, repairs it: index missing and stale objects, remove orphans, commit. */
   async sync (options: { check?: boolean }, progress: Progress = () => {}): Promise<Drift> {
-    const drift = await this.drift()
+    const drift = await retryWhileUnavailable(async () => await this.drift())
     if (options.check === true) return drift
     const toIndex = [...drift.missing, ...drift.stale]
     const total = toIndex.length + drift.orphan.length
     progress(0, total)
     for (let i = 0; i < toIndex.length; i += BATCH) {
-      await this.index(toIndex.slice(i, i + BATCH))
+      await retryWhileUnavailable(async () => { await this.index(toIndex.slice(i, i + BATCH)) })
       progress(Math.min(i + BATCH, toIndex.length), total)
     }
     for (let i = 0; i < drift.orphan.length; i += BATCH) {
-      await this.solr.client.deleteByIds(drift.orphan.slice(i, i + BATCH))
+      await this.client.deleteByIds(drift.orphan.slice(i, i + BATCH))
       progress(toIndex.length + Math.min(i + BATCH, drift.orphan.length), total)
     }
-    await this.solr.client.commit()
+    await this.client.commit()
     return drift
   }
 
   /** Removes every document from the core. */
   async clear (): Promise<void> {
-    await this.solr.client.deleteByQuery('*:*')
+    await this.client.deleteByQuery('*:*')
   }
 
   /**
@@ -132,8 +144,8 @@ export class SolrMaintenance {
       if (committed !== text) staleFiles.push(name)
     }
     try {
-      const live = (await this.solr.client.fields()).map(f => f.name)
-      return { staleFiles, live: schemaDrift(this.solr.generatedFields, live) }
+      const live = (await this.client.fields()).map(f => f.name)
+      return { staleFiles, live: schemaDrift(this.generatedFields, live) }
     } catch (err) {
       return { staleFiles, live: null, liveError: (err as Error).message }
     }

@@ -1,13 +1,23 @@
-import type { FastifyBaseLogger } from 'fastify'
-import type { ContentStore } from '../content-store.js'
-import type { Db } from '../db.js'
-import type { ContentTypeRegistry } from '../registry.js'
-import type { Settings } from '../settings.js'
+import type { Logger } from '../log.js'
+import type { ContentStore } from '../content/store.js'
+import type { Db } from '../db/db.js'
+import type { Outbox } from '../indexing/outbox.js'
+import type { ContentTypeRegistry } from '../content/registry.js'
+import type { SolrSettingsStore } from './settings.js'
 import { Solr } from './client.js'
 import { schemaDrift, solrFields } from './configset.js'
 import { SolrDocuments } from './documents.js'
-import { Indexer } from './indexer.js'
+import { Indexer } from '../indexing/delivery.js'
 import { SolrMaintenance } from './maintenance.js'
+
+export interface SolrServiceOptions {
+  settings: SolrSettingsStore
+  db: Db
+  outbox: Outbox
+  types: ContentTypeRegistry
+  content: ContentStore
+  log: Logger
+}
 
 /**
  * The Solr integration as plugins see it (`fastify.solr`): the client
@@ -30,20 +40,62 @@ export class SolrService {
   readonly asyncIndexing: boolean
   private warnedDrift = ''
 
-  constructor (private readonly settings: Settings, db: Db, types: ContentTypeRegistry, content: ContentStore, private readonly log: FastifyBaseLogger) {
-    this.client = new Solr(() => settings.solr)
+  private readonly settings: SolrSettingsStore
+  private readonly log: Logger
+
+  constructor ({ settings, db, outbox, types, content, log }: SolrServiceOptions) {
+    this.settings = settings
+    this.log = log
+    this.client = new Solr(() => settings.current)
     this.documents = new SolrDocuments(types)
     this.generatedFields = solrFields(types).map(f => f.name)
-    this.asyncIndexing = settings.solr.async_indexing
+    this.asyncIndexing = settings.current.async_indexing
     this.indexer = new Indexer({
-      db, content, documents: this.documents, solr: this.client, settings: () => settings.solr, fields: () => this.fields, log,
+      db,
+      outbox,
+      content,
+      documents: this.documents,
+      solr: this.client,
+      settings: () => settings.current,
+      fields: () => this.fields,
+      log,
       onRecovered: async () => { await this.readSchema() }
     })
-    this.maintenance = new SolrMaintenance(db, types, this)
+    this.maintenance = new SolrMaintenance(db, types, this.client, this.indexer, this.generatedFields)
   }
 
   active (): boolean {
-    return this.settings.solr.active
+    return this.settings.current.active
+  }
+
+  /**
+   * From now on writes record their index operations and deliver them (the
+   * indexer), and settings changes apply at once. Switching Solr on later:
+   * what changed while it was off was never recorded, so the switch is
+   * logged with the advice to run `sync`, which indexes what is missing or
+   * stale and removes orphans.
+   */
+  connect (content: ContentStore): void {
+    content.useIndexOperations(this.indexer)
+    let wasActive = this.active()
+    this.settings.onChange(async settings => {
+      if (settings.active) {
+        await this.readSchema()
+        this.indexer.schedule(0)
+        if (!wasActive) this.log.warn('Solr was switched on: content changed while it was off is not in Solr yet; run `npm run solr -- sync`')
+      }
+      wasActive = settings.active
+    })
+  }
+
+  /**
+   * Once the process is ready: the live schema, and the background delivery
+   * of the outbox — unless the queue's relay and worker deliver it
+   * (async_indexing; core/indexing/async.ts).
+   */
+  async start (): Promise<void> {
+    if (this.active()) await this.readSchema()
+    if (!this.asyncIndexing) this.indexer.start()
   }
 
   /**

@@ -1,135 +1,53 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import Type from 'typebox'
-import { denied, requireContext } from '../../core/access.js'
-import { batchOf } from '../../core/batching.js'
-import type { Located } from '../../core/content-store.js'
-import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../../core/errors.js'
-import { catalogListing } from '../../core/listing.js'
-import { Permission } from '../../core/security.js'
-import { changedFields, checkWrite, type CheckedWrite } from '../../core/validation.js'
-import { addressOf, urlOf } from '../../core/url.js'
-import { parseZopeQuery } from '../../core/zope-query.js'
+import type { Catalog } from '../../core/catalog/catalog.js'
+import { CatalogCounts } from '../../core/catalog/counts.js'
+import { Listings } from '../../core/catalog/listing.js'
+import { CatalogSearch } from '../../core/catalog/search.js'
+import { openContent } from '../../core/content/open.js'
+import type { ContentTypeRegistry } from '../../core/content/registry.js'
+import { Serializer } from '../../core/content/serializer.js'
+import type { ContentStore } from '../../core/content/store.js'
+import { Transitions } from '../../core/content/transitions.js'
+import { Vocabularies } from '../../core/content/vocabularies.js'
+import type { Outbox } from '../../core/indexing/outbox.js'
+import { QueryParser } from '../../core/query/parse.js'
 
-const etagOf = (located: Located): string => `"${located.obj.uid.slice(0, 8)}-${located.obj.modified.getTime()}"`
-
-const errorResponses = Object.fromEntries([400, 401, 403, 404, 405, 409, 413, 415].map(s => [s, { $ref: 'Error#' }]))
-const ContentBody = Type.Object({ '@type': Type.Optional(Type.String()) }, {
-  additionalProperties: true,
-  description: 'Fields of the content type (see GET @types/<type> for its JSON Schema)'
-})
-const ContentObject = Type.Object({ '@id': Type.String(), '@type': Type.String(), UID: Type.String() }, { additionalProperties: true })
-const docs = (summary: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  summary: `${summary} (on any content path)`, tags: ['content'], security: [{ bearer: [] }], ...extra
-})
-
-/** Refuses changes to fields whose write permission the caller lacks; sending the stored value back is fine. */
-function checkWritePermissions (request: FastifyRequest, located: Pick<Located, 'lineage' | 'type'>, write: CheckedWrite, stored: Record<string, unknown>): void {
-  const { content } = request.server
-  for (const name of changedFields(write.values, stored)) {
-    const permission = located.type.fields.get(name)?.writePermission
-    if (permission !== undefined && !content.can(request.principal, permission, located)) {
-      throw Forbidden(`Changing '${name}' needs the permission '${permission}'.`)
-    }
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The content types (one folder each under content-types/) and what derives from them. */
+    contentTypes: ContentTypeRegistry
+    /** The catalogue's writing side: its columns and rows. */
+    catalog: Catalog
+    catalogSearch: CatalogSearch
+    /** The content tree: traversal and every write. */
+    content: ContentStore
+    /** Workflow transitions and their history. */
+    transitions: Transitions
+    /** Index operations recorded by every write, until Solr has them. */
+    outbox: Outbox
+    serializer: Serializer
+    vocabularies: Vocabularies
+    /** Folder listings and catalogue searches, as the caller may run them. */
+    listings: Listings
   }
 }
 
-/**
- * Content CRUD on any path (API.md §4): GET an object or folder, POST to a
- * folder, PATCH and DELETE an object, and `@@download/<field>` for images.
- */
+/** Loads the content types and gives the catalogue the columns they declare. */
 export default fp(async fastify => {
-  const { content, serializer, types, vocabularies } = fastify
-  const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update'): Parameters<typeof checkWrite>[2] => ({
-    mode, stored, tokens: async name => await vocabularies.tokens(name), imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
-  })
-
-  async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const located = await requireContext(content, request)
-    const body = serializer.object(request.baseUrl, located)
-    if (located.type.folderish) {
-      const query = parseZopeQuery(new URL(request.url, 'http://x').searchParams)
-      const listing = await catalogListing(fastify, request, {
-        criteria: { path: { query: located.obj.path, depth: 1 } },
-        sortOn: ['getObjPositionInParent'],
-        descending: false,
-        batch: batchOf(query),
-        metadataFields: serializer.metadataFields(query.metadata_fields),
-        fullobjects: query.fullobjects !== undefined
-      })
-      Object.assign(body, listing)
-    }
-    void reply.header('etag', etagOf(located))
-    return body
-  }
-
-  async function postContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const parent = await requireContext(content, request)
-    // As in Plone: no POST service on items, then the add permission, then the body.
-    if (!parent.type.folderish) throw MethodNotAllowed(`${parent.obj.path} is not a folder; content can only be added to folders.`)
-    if (!content.can(request.principal, Permission.Add, parent)) throw denied(request, `You may not add content to ${parent.obj.path}.`)
-    const body = request.body as Record<string, unknown> | null
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw BadRequest('The request body must be a JSON object.')
-    const typeName = body['@type']
-    if (typeof typeName !== 'string' || typeName === '') throw BadRequest("Property '@type' is required.")
-    const type = types.get(typeName)
-    if (type === undefined || type === types.get('Plone Site')) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
-    if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${typeName}.`)
-    const write = await checkWrite(type, body, writeContext({}, 'create'))
-    checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
-    const created = await content.create(parent, type, write, request.principal)
-    const url = urlOf(request.baseUrl, created.obj.path)
-    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(serializer.object(request.baseUrl, created))
-  }
-
-  async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const located = await requireContext(content, request, Permission.Modify)
-    if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
-    const write = await checkWrite(located.type, request.body, writeContext(located.obj.data, 'update'))
-    checkWritePermissions(request, located, write, located.obj.data)
-    const ifMatch = request.headers['if-match']
-    if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.split(',').map(s => s.trim().replace(/^W\//, '')).includes(etagOf(located))) {
-      throw Conflict('The object was changed since you read it (If-Match does not match its ETag).')
-    }
-    const updated = await content.update(located, write, ifMatch !== undefined ? located.obj.modified : undefined)
-    void reply.header('etag', etagOf(updated))
-    if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
-      return reply.code(200).send(serializer.object(request.baseUrl, updated))
-    }
-    return reply.code(204).send()
-  }
-
-  async function deleteContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const located = await requireContext(content, request, Permission.Delete)
-    if (located.obj.path === '/') throw MethodNotAllowed('The site root cannot be deleted.')
-    await content.remove(located)
-    return reply.code(204).send()
-  }
-
-  const routes = [
-    { method: 'GET' as const, handler: getContent, schema: docs('Read an object; folders include their items', { response: { 200: ContentObject, ...errorResponses } }) },
-    { method: 'POST' as const, handler: postContent, schema: docs('Create an object in a folder', { body: ContentBody, response: { 201: ContentObject, ...errorResponses } }) },
-    { method: 'PATCH' as const, handler: patchContent, schema: docs('Change fields of an object (204, or 200 with Prefer: return=representation)', { body: ContentBody, response: { 200: ContentObject, 204: Type.Null(), ...errorResponses } }) },
-    { method: 'DELETE' as const, handler: deleteContent, schema: docs('Delete an object and everything inside it', { response: { 204: Type.Null(), ...errorResponses } }) }
-  ]
-  for (const route of routes) {
-    fastify.route({ method: route.method, url: '/', handler: route.handler, schema: { ...route.schema, hide: true } })
-    fastify.route({ method: route.method, url: '/*', handler: route.handler, schema: route.schema })
-  }
-
-  fastify.get('/@@download/:field', {
-    config: { binary: true },
-    schema: { summary: 'The bytes of an image field (on any content path)', tags: ['content'], params: Type.Object({ field: Type.String() }) }
-  }, async (request, reply) => {
-    const located = await requireContext(content, request)
-    const { field } = request.params as { field: string }
-    const meta = located.obj.data[field] as { 'content-type'?: string, filename?: string | null } | undefined
-    const bytes = located.type.fields.get(field)?.kind === 'image' && meta !== undefined ? await content.image(located.obj.uid, field) : null
-    if (bytes === null || meta === undefined) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
-    const filename = (meta.filename ?? field).replace(/[^\w.-]/g, '_')
-    return reply.type(meta['content-type'] ?? 'application/octet-stream')
-      .header('content-disposition', `inline; filename="${filename}"`)
-      .header('x-content-type-options', 'nosniff')
-      .send(bytes)
-  })
-}, { name: 'content', dependencies: ['content-types', 'auth', 'http'] })
+  const { types, catalog, outbox, content } = await openContent(fastify.db, fastify.contentTypeDirs)
+  fastify.decorate('contentTypes', types)
+  fastify.decorate('catalog', catalog)
+  const counts = new CatalogCounts(fastify.db.notifications)
+  content.onCatalogChange(() => { counts.changed() })
+  const catalogSearch = new CatalogSearch(types, counts)
+  fastify.decorate('catalogSearch', catalogSearch)
+  fastify.decorate('outbox', outbox)
+  fastify.decorate('content', content)
+  fastify.decorate('transitions', new Transitions(fastify.db, content))
+  const serializer = new Serializer(types)
+  fastify.decorate('serializer', serializer)
+  const parser = new QueryParser(name => catalogSearch.index(name))
+  fastify.decorate('listings', new Listings({ db: fastify.db, parser, catalogSearch, store: content, serializer }))
+  fastify.decorate('vocabularies', new Vocabularies(fastify.db, types))
+  fastify.log.debug({ types: [...types.types.keys()] }, 'content types loaded')
+}, { name: 'content', dependencies: ['db'] })

@@ -1,7 +1,36 @@
 import fp from 'fastify-plugin'
-import { NotAcceptable, NotFound } from '../../core/errors.js'
-import { ANONYMOUS } from '../../core/security.js'
-import { addressOf } from '../../core/url.js'
+import { BadRequest, NotAcceptable, NotFound } from '../../core/errors.js'
+import { ANONYMOUS } from '../../core/security/roles.js'
+import { assertPlainName, assertTrustworthyJson } from '../../core/security/untrusted-input.js'
+import { addressOf } from '../support/url.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** `{base_url}` as this client sees it. */
+    readonly baseUrl: string
+    /** Path of the content object the request addresses (`/` = site root). */
+    readonly contextPath: string
+    absoluteUrl: (url: string) => string
+  }
+  interface FastifyContextConfig {
+    /** The route answers with something other than JSON (downloads, the OpenAPI page). */
+    binary?: boolean
+  }
+}
+
+/**
+ * What no route should meet in a query string, refused once for all of them
+ * (Fastify builds `request.query` from every request's parameters):
+ * parameter names that reach a prototype, in any part of Zope's
+ * `name.key:flag` syntax, and NUL, which PostgreSQL cannot store. Routes that
+ * parse their own query (core/zope-query.ts) check again, for their own sake.
+ */
+function checkQueryString (query: string): void {
+  if (/%00/.test(query)) throw BadRequest('The query string contains a NUL character (%00).')
+  for (const name of new URLSearchParams(query).keys()) {
+    for (const part of name.split(/[.:]/)) assertPlainName(part, name)
+  }
+}
 
 /** Accept headers that a JSON answer satisfies. */
 function acceptsJson (accept: string | undefined): boolean {
@@ -13,7 +42,7 @@ function acceptsJson (accept: string | undefined): boolean {
 }
 
 /**
- * Addresses and negotiation (API.md §1): `{base_url}` as the client sees it,
+ * Addresses and negotiation (docs/api.md, "Addresses"): `{base_url}` as the client sees it,
  * the context path, JSON for `Accept: application/json`, a missing Accept,
  * `*\/*` and anything under `++api++`; 406 for a client that accepts only
  * something else.
@@ -36,12 +65,27 @@ export default fp(async fastify => {
   // Plain text is not a body this API takes: without its parser Fastify answers 415.
   fastify.removeContentTypeParser('text/plain')
   // Clients send `Content-Type: application/json` on bodiless POSTs (@workflow,
-  // @logout): an empty body is no body, not a syntax error.
-  const parseJson = fastify.getDefaultJsonParser('error', 'ignore')
+  // @logout): an empty body is no body, not a syntax error. Every body is
+  // checked once here for what no handler should have to meet (prototype
+  // keys, NUL, lone surrogates, absurd nesting), so that handlers cannot forget.
   fastify.removeContentTypeParser('application/json')
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') { done(null, undefined); return }
-    parseJson(request, body as string, done)
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string
+    if (text.trim() === '') { done(null, undefined); return }
+    let document: unknown
+    try {
+      document = JSON.parse(text)
+    } catch {
+      done(BadRequest('The request body is not valid JSON.'), undefined)
+      return
+    }
+    try {
+      assertTrustworthyJson(document)
+    } catch (err) {
+      done(err as Error, undefined)
+      return
+    }
+    done(null, document)
   })
 
   fastify.addHook('onRequest', async (request, reply) => {
@@ -51,9 +95,11 @@ export default fp(async fastify => {
   })
 
   // After authentication (an onRequest hook), so that an expired or invalid
-  // token is reported whatever the request addresses (API.md §2).
+  // token is reported whatever the request addresses (docs/api.md, "Decisions").
   fastify.addHook('preParsing', async request => {
     const address = addressOf(request.raw)
+    const queryAt = address.originalUrl.indexOf('?')
+    if (queryAt >= 0) checkQueryString(address.originalUrl.slice(queryAt + 1))
     // A service that no route serves fell through to the content routes: it is not the content it was called on.
     const unknownService = address.service !== null && request.routeOptions.url?.startsWith('/@') !== true
     if (address.outsideSite || unknownService) throw NotFound(request.absoluteUrl(address.originalUrl))

@@ -1,32 +1,39 @@
 import fp from 'fastify-plugin'
+import { boostRulesCheck } from '../../core/solr/full-text.js'
+import { SolrQueryTranslator } from '../../core/solr/lucene.js'
+import { SolrSearch } from '../../core/solr/search.js'
 import { SolrService } from '../../core/solr/service.js'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The Solr integration: client, live schema, indexer. */
+    solr: SolrService
+    /** Searches answered by Solr, checked against the catalogue. */
+    solrSearch: SolrSearch
+  }
+}
+
 /**
- * The Solr integration (SEARCH.md §5): `fastify.solr` with the client, the
- * live schema and the indexer. Writes record index operations in the outbox
- * while Solr is active; settings changes apply without a restart.
- *
- * Switching Solr on later: what changed while it was off was never recorded,
- * so the switch is logged with the advice to run `sync`, which indexes what
- * is missing or stale and removes orphans.
+ * The Solr integration: `fastify.solr` with the client, the live schema and
+ * the indexer (writes record index operations in the outbox while Solr is
+ * active; settings changes apply without a restart), and `fastify.solrSearch`.
  */
 export default fp(async fastify => {
-  const solr = new SolrService(fastify.settings, fastify.db, fastify.types, fastify.content, fastify.log)
+  const { db, outbox, contentTypes: types, content, solrSettings: settings } = fastify
+  const solr = new SolrService({ settings, db, outbox, types, content, log: fastify.log })
   fastify.decorate('solr', solr)
-  fastify.content.useIndexOperations(solr.indexer)
-  let wasActive = solr.active()
-  fastify.settings.onChange(async settings => {
-    if (settings.active) {
-      await solr.readSchema()
-      solr.indexer.schedule(0)
-      if (!wasActive) fastify.log.warn('Solr was switched on: content changed while it was off is not in Solr yet; run `npm run solr -- sync`')
-    }
-    wasActive = settings.active
-  })
-  fastify.addHook('onReady', async () => {
-    if (solr.active()) await solr.readSchema()
-    // With async_indexing the queue's relay and worker deliver the outbox instead (plugins/app/index-queue.ts).
-    if (!solr.asyncIndexing) solr.indexer.start()
-  })
+  const solrFields = new Set(solr.generatedFields)
+  settings.addCheck(boostRulesCheck(solrFields))
+  fastify.decorate('solrSearch', new SolrSearch({
+    db,
+    solr: solr.client,
+    settings: () => settings.current,
+    translator: new SolrQueryTranslator(solrFields),
+    catalogSearch: fastify.catalogSearch,
+    listings: fastify.listings,
+    types
+  }))
+  solr.connect(content)
+  fastify.addHook('onReady', async () => { await solr.start() })
   fastify.addHook('onClose', async () => { await solr.close() })
-}, { name: 'solr', dependencies: ['content-types', 'controlpanel'] })
+}, { name: 'solr', dependencies: ['content', 'solr-settings'] })

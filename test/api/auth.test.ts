@@ -1,11 +1,11 @@
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import { ConfigError, loadConfig } from '../../core/config.js'
+import { ConfigError, loadConfig } from '../../core/config/config.js'
 import { ADMIN_PASSWORD, JWT_SECRET, build, freshDatabase, talkBody, type TestApp } from '../helper.js'
 
 /**
- * Authentication (API.md §3): @login, the token, @login-renew, @logout, the
- * JWT secret, and login throttling; with the error rows of API.md §2 that
+ * Authentication (docs/api.md): @login, the token, @login-renew, @logout, the
+ * JWT secret, and login throttling; with the error rows of docs/api.md that
  * concern credentials (400 ExpiredSignatureError, 401, 429).
  *
  * Tokens are also made here by hand (HS256 over base64url JSON, RFC 7519) so
@@ -19,12 +19,14 @@ function handMade (claims: Record<string, unknown>, { secret = JWT_SECRET, heade
 }
 const partOf = (token: string, index: 0 | 1): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[index], 'base64url').toString())
 const nowInSeconds = (): number => Math.floor(Date.now() / 1000)
-const adminClaims = (exp: number): Record<string, unknown> => ({ sub: 'admin', fullname: 'Administrator', iat: exp - 3600, exp })
 
 // Low limits, so that throttling shows after a few failures. Each test that
 // fails logins does so from its own client address.
 const service = await build(t, { env: { LOGIN_MAX_FAILURES: '2', LOGIN_MAX_FAILURES_PER_IP: '3' } })
 const { call, tokenFor } = service
+// A token carries the key of its user's record (test/security/tokens.test.ts).
+const { rows: [{ token_key: adminKey }] } = await service.app.db.query<{ token_key: string }>("SELECT token_key FROM users WHERE id = 'admin'")
+const adminClaims = (exp: number): Record<string, unknown> => ({ sub: 'admin', fullname: 'Administrator', token_key: adminKey, iat: exp - 3600, exp })
 
 async function login (app: TestApp, name: string, password: string, address = '127.0.0.1'): ReturnType<TestApp['inject']> {
   return await app.inject({

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build, talkBody } from '../helper.js'
 
-/** Content CRUD (API.md §4) on one app: create, read, update, delete, listings. */
+/** Content CRUD (docs/api.md) on one app: create, read, update, delete, listings. */
 t.test('content API', async t => {
   const { app, call, tokenFor } = await build(t)
   const admin = await tokenFor('admin')
@@ -57,8 +57,19 @@ t.test('content API', async t => {
       t.ok(key in talk, `has ${key}`)
     }
     t.match(talk, {
-      '@type': 'talk', id: 'shape', review_state: 'private', creators: ['jane'], subjects: [], speaker: null, details: null,
-      effective: null, expires: null, is_folderish: false, layout: 'talkview', UID: /^[0-9a-f-]{36}$/, created: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/
+      '@type': 'talk',
+      id: 'shape',
+      review_state: 'private',
+      creators: ['jane'],
+      subjects: [],
+      speaker: null,
+      details: null,
+      effective: null,
+      expires: null,
+      is_folderish: false,
+      layout: 'talkview',
+      UID: /^[0-9a-f-]{36}$/,
+      created: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/
     })
     t.same(talk.parent, { '@id': 'http://localhost:80/talks', '@type': 'folder', title: 'Talks', description: '', review_state: 'published', type_title: 'Folder' })
     const folder = (await call('GET', '/talks', undefined, jane)).json()

@@ -20,11 +20,25 @@ t.test('the Solr control panel: defaults, changes, permissions', async t => {
   t.match(panel, {
     '@id': 'http://localhost:80/@controlpanels/solr-controlpanel',
     data: {
-      active: false, host: '127.0.0.1', port: 8983, base: '/solr/plone', async_indexing: false, auto_commit: true, commit_within: 0,
-      index_timeout: 10, search_timeout: 5, max_results: 500, required: ['SearchableText'], facets: ['portal_type', 'review_state'],
-      filter_queries: ['portal_type'], highlight_formatter_pre: '[', highlight_formatter_post: ']', highlight_fragsize: 100, atomic_updates: true
+      active: false,
+      host: '127.0.0.1',
+      port: 8983,
+      base: '/solr/plone',
+      async_indexing: false,
+      auto_commit: true,
+      commit_within: 0,
+      index_timeout: 10,
+      search_timeout: 5,
+      max_results: 500,
+      required: ['SearchableText'],
+      facets: ['portal_type', 'review_state'],
+      filter_queries: ['portal_type'],
+      highlight_formatter_pre: '[',
+      highlight_formatter_post: ']',
+      highlight_fragsize: 100,
+      atomic_updates: true
     }
-  }, 'the defaults of SEARCH.md §3')
+  }, 'the defaults of docs/search.md')
   t.equal(panel.locked.host, false)
   t.ok(panel.schema.properties.search_timeout, 'the schema describes every setting')
 

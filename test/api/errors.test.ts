@@ -2,13 +2,13 @@ import t, { type Test } from 'tap'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
 import type { LightMyRequestResponse } from 'fastify'
-import { contentTypesDir } from '../../core/paths.js'
+import { contentTypesDir } from '../../core/config/paths.js'
 import { build, talkBody } from '../helper.js'
+import { png } from '../image-samples.js'
 
 /**
- * The error table of API.md §2, row by row: one body shape everywhere,
+ * The error table of docs/api.md, row by row: one body shape everywhere,
  * `{type, message, errors?, context?}`. The rows about credentials
  * (400 ExpiredSignatureError, 401 for bad tokens, 429) are in auth.test.ts;
  * negotiation (406, `++api++`) in negotiation.test.ts.
@@ -86,7 +86,9 @@ t.test('400 BadRequest', async t => {
 
   t.test('a body that does not match its Content-Length', async t => {
     const res = await inject({
-      method: 'POST', url: '/talks', payload: JSON.stringify(talkBody()),
+      method: 'POST',
+      url: '/talks',
+      payload: JSON.stringify(talkBody()),
       headers: { authorization: `Bearer ${ann}`, 'content-type': 'application/json', 'content-length': '5' }
     })
     isError(t, res, 400, 'BadRequest')
@@ -151,23 +153,9 @@ t.test('409 Conflict', async t => {
   })
 })
 
-/** A real PNG (1×1 grey) padded with a text chunk to exactly `size` bytes. */
+/** A real PNG (1×1) padded with a text comment to exactly `size` bytes. */
 function pngOf (size: number): Buffer {
-  const chunk = (type: string, data: Buffer): Buffer => {
-    const typed = Buffer.concat([Buffer.from(type, 'latin1'), data])
-    const frame = Buffer.alloc(4)
-    frame.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(typed))
-    return Buffer.concat([frame, typed, crc])
-  }
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  const header = chunk('IHDR', Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]))
-  const pixels = chunk('IDAT', deflateSync(Buffer.from([0, 0x80])))
-  const end = chunk('IEND', Buffer.alloc(0))
-  const padding = size - signature.length - header.length - pixels.length - end.length - 12 - 'Comment\0'.length
-  const text = chunk('tEXt', Buffer.from(`Comment\0${'x'.repeat(padding)}`, 'latin1'))
-  return Buffer.concat([signature, header, text, pixels, end])
+  return png(1, 1, { comment: 'x'.repeat(size - png(1, 1, { comment: '' }).length) })
 }
 
 t.test('413 PayloadTooLarge', async t => {

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { ADMIN_PASSWORD, build, talkBody, type TestApp } from '../helper.js'
 
 /**
- * Addresses and negotiation (API.md §1): when the answer is JSON, the
+ * Addresses and negotiation (docs/api.md): when the answer is JSON, the
  * `++api++` segment, SITE_PATH, and `@id` as the client sees it (forwarded
  * headers only with TRUST_PROXY).
  */

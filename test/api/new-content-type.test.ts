@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import t from 'tap'
-import { contentTypesDir, projectRoot } from '../../core/paths.js'
+import { contentTypesDir, projectRoot } from '../../core/config/paths.js'
 import { build } from '../helper.js'
 
 /**
@@ -15,7 +15,7 @@ async function writeWorkshopType (dir: string): Promise<void> {
   await mkdir(typeDir, { recursive: true })
   const root = relative(typeDir, projectRoot).split('\\').join('/')
   await writeFile(join(typeDir, 'index.ts'), `import Type from 'typebox'
-import { defineContentType } from '${root}/core/content-type.js'
+import { defineContentType } from '${root}/core/content/declaration.js'
 import { dublinCore } from '${root}/schemas/dublincore.js'
 import { Choice } from '${root}/schemas/fields.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { build, talkBody } from '../helper.js'
 
 /**
- * The room rule (API.md §5): changing `room` needs "Review portal content"
+ * The room rule (docs/api.md): changing `room` needs "Review portal content"
  * (Reviewer, Site Administrator, Manager). Anyone else who sends a value
  * other than the stored one gets 403 and nothing is written; sending the
  * stored value back is fine. The value must come from the rooms vocabulary.

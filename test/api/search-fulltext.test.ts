@@ -2,7 +2,7 @@ import t from 'tap'
 import { build, talkBody } from '../helper.js'
 
 /**
- * Full text over SearchableText on the catalogue (SEARCH.md §1, §4): which
+ * Full text over SearchableText on the catalogue (docs/search.md): which
  * fields are searchable, folding, prefixes, phrases, OR and NOT, relevance,
  * and input that must never become a 500.
  */

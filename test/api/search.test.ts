@@ -3,30 +3,58 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { ADMIN_PASSWORD, build, talkBody } from '../helper.js'
 
 /**
- * `@search` on the catalogue (SEARCH.md §4): Zope marshalling, every index
+ * `@search` on the catalogue (docs/search.md): Zope marshalling, every index
  * the talk declares, ranges, sorting, batching, metadata, facets, the
  * canonical `@id` and 400 (never 500) for bad parameters. Full text is in
  * search-fulltext.test.ts, who sees what in visibility.test.ts.
+ * Over 300 lines on purpose: every subtest shares one app and one set of
+ * talks, built once (the build is most of its time).
  */
 const BASE = 'http://localhost:80'
 
 /** The talks, created and (except the secret one) published in this order. */
 const TALKS = {
   solr: {
-    title: 'Solr deep dive', type_of_talk: 'Training', audience: ['Advanced', 'Professionals'], room: '201', speaker: 'Ana Lima',
-    subjects: ['solr', 'search'], start: '2026-10-02T09:00:00Z', end: '2026-10-02T12:00:00Z', effective: '2020-02-10T00:00:00Z'
+    title: 'Solr deep dive',
+    type_of_talk: 'Training',
+    audience: ['Advanced', 'Professionals'],
+    room: '201',
+    speaker: 'Ana Lima',
+    subjects: ['solr', 'search'],
+    start: '2026-10-02T09:00:00Z',
+    end: '2026-10-02T12:00:00Z',
+    effective: '2020-02-10T00:00:00Z'
   },
   fastify: {
-    title: 'Fastify for Plone people', type_of_talk: 'Talk', audience: ['Beginner'], room: '101', speaker: 'Jürgen Müller',
-    subjects: ['fastify', 'nodejs'], start: '2026-10-01T10:00:00Z', end: '2026-10-01T11:00:00Z', effective: '2020-01-10T00:00:00Z'
+    title: 'Fastify for Plone people',
+    type_of_talk: 'Talk',
+    audience: ['Beginner'],
+    room: '101',
+    speaker: 'Jürgen Müller',
+    subjects: ['fastify', 'nodejs'],
+    start: '2026-10-01T10:00:00Z',
+    end: '2026-10-01T11:00:00Z',
+    effective: '2020-01-10T00:00:00Z'
   },
   keynote: {
-    title: 'Plone keynote', type_of_talk: 'Keynote', audience: ['Beginner', 'Advanced', 'Professionals'], room: 'Auditorium', speaker: 'Eric Steele',
-    subjects: ['plone'], start: '2026-10-01T09:00:00Z', end: '2026-10-01T09:45:00Z', effective: '2020-03-10T00:00:00Z'
+    title: 'Plone keynote',
+    type_of_talk: 'Keynote',
+    audience: ['Beginner', 'Advanced', 'Professionals'],
+    room: 'Auditorium',
+    speaker: 'Eric Steele',
+    subjects: ['plone'],
+    start: '2026-10-01T09:00:00Z',
+    end: '2026-10-01T09:45:00Z',
+    effective: '2020-03-10T00:00:00Z'
   },
   lightning: {
-    title: 'Lightning: C++ in five minutes', type_of_talk: 'Lightning Talk', audience: ['Beginner'], speaker: 'Zoë',
-    start: '2026-10-03T12:00:00Z', end: '2026-10-03T12:05:00Z', effective: '2020-03-20T00:00:00Z'
+    title: 'Lightning: C++ in five minutes',
+    type_of_talk: 'Lightning Talk',
+    audience: ['Beginner'],
+    speaker: 'Zoë',
+    start: '2026-10-03T12:00:00Z',
+    end: '2026-10-03T12:05:00Z',
+    effective: '2020-03-20T00:00:00Z'
   },
   secret: { title: 'Secret roadmap', type_of_talk: 'Talk', audience: ['Professionals'], subjects: ['plone'] }
 }
@@ -228,15 +256,27 @@ t.test('@search on the catalogue', async t => {
     t.match(named.body.items[0], { UID: uids.solr, start: '2026-10-02T09:00:00+00:00', audience: ['Advanced', 'Professionals'] }, 'named metadata')
     const all = await search('portal_type=talk&sort_on=created&b_size=1&metadata_fields=_all')
     t.match(all.body.items[0], {
-      UID: uids.solr, Subject: ['solr', 'search'], room: '201', speaker: 'Ana Lima', review_state: 'published',
-      effective: '2020-02-10T00:00:00+00:00', created: String, modified: String, Creator: 'admin'
+      UID: uids.solr,
+      Subject: ['solr', 'search'],
+      room: '201',
+      speaker: 'Ana Lima',
+      review_state: 'published',
+      effective: '2020-02-10T00:00:00+00:00',
+      created: String,
+      modified: String,
+      Creator: 'admin'
     }, '_all: every metadata column')
     t.equal((await search('metadata_fields=no_such_column')).status, 400, 'an unknown metadata field')
     const full = await search('portal_type=talk&sort_on=created&b_size=2&fullobjects=1')
     t.equal(full.body.items.length, 2)
     t.match(full.body.items[0], {
-      '@id': `${BASE}/talks/solr-deep-dive`, UID: uids.solr, type_of_talk: 'Training', audience: ['Advanced', 'Professionals'],
-      creators: ['admin'], parent: { '@id': `${BASE}/talks` }, speaker: 'Ana Lima'
+      '@id': `${BASE}/talks/solr-deep-dive`,
+      UID: uids.solr,
+      type_of_talk: 'Training',
+      audience: ['Advanced', 'Professionals'],
+      creators: ['admin'],
+      parent: { '@id': `${BASE}/talks` },
+      speaker: 'Ana Lima'
     }, 'fullobjects: whole objects')
     t.equal(full.body.items_total, 5)
   })
@@ -318,7 +358,7 @@ t.test('every queryable index is backed by a database index of the right kind', 
   const { rows } = await app.db.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE tablename = 'catalog'")
   const defs = rows.map(r => r.indexdef)
   t.ok(defs.some(d => /USING gin \(searchable\)/.test(d)), 'SearchableText: GIN over the tsvector')
-  for (const index of app.types.indexes.values()) {
+  for (const index of app.contentTypes.indexes.values()) {
     if (!index.indexed || index.kind === 'boolean' || index.kind === 'text') continue
     const method = index.multiValued ? 'gin' : 'btree'
     // pg_indexes quotes only names that need it (`"UID"` but `portal_type`).

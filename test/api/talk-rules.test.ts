@@ -3,7 +3,7 @@ import t from 'tap'
 import { build, talkBody } from '../helper.js'
 
 /**
- * The talk's rules (API.md §5), each limit from both sides: one app for the
+ * The talk's rules (docs/api.md), each limit from both sides: one app for the
  * file, every talk created by a Member in /talks.
  */
 

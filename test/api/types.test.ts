@@ -56,7 +56,7 @@ t.test('@types', async t => {
     t.same(schema.fieldsets.flatMap((f: { fields: string[] }) => f.fields).sort(), Object.keys(schema.properties).sort(), 'every field is in a fieldset')
 
     // Generated from the declaration: each field's JSON Schema keywords come through unchanged.
-    for (const [name, field] of app.types.get('talk')!.fields) {
+    for (const [name, field] of app.contentTypes.get('talk')!.fields) {
       for (const keyword of ['type', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems'] as const) {
         const declared = (field as Record<string, unknown>)[keyword]
         if (declared !== undefined && field.kind !== 'richtext') t.equal(schema.properties[name][keyword], declared, `${name}.${keyword}`)

@@ -2,7 +2,7 @@ import t from 'tap'
 import { build, talkBody } from '../helper.js'
 
 /**
- * Who sees a talk in each workflow state (API.md §6), through every way of
+ * Who sees a talk in each workflow state (docs/api.md), through every way of
  * reaching it: GET of the talk, the talks folder listing, and @search with and
  * without SearchableText. The table below is the specification; the loop
  * turns each of its cells into one assertion.
@@ -75,7 +75,7 @@ t.test('visibility of talks by workflow state', async t => {
 })
 
 /**
- * The effective/expiry filter (SEARCH.md §4): published talks outside their
+ * The effective/expiry filter (docs/search.md): published talks outside their
  * dates are left out of listings and searches, except for those who may
  * access inactive content: Manager and Site Administrator always, the Owner
  * for their own talks when asking with `show_inactive`. A GET by URL still

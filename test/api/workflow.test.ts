@@ -2,7 +2,7 @@ import t from 'tap'
 import { build, talkBody, type TestApp } from '../helper.js'
 
 /**
- * `@workflow` (API.md §6, plone-reference §6): the simple publication
+ * `@workflow` (docs/api.md): the simple publication
  * workflow's GET shape, its four transitions and who may take them, the
  * history with comments, the catalogue following every change of state, and
  * the publishing date set on publication.

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { projectRoot } from '../../core/paths.js'
+import { projectRoot } from '../../core/config/paths.js'
 
 /**
  * A newcomer's path: `npm start` (the built server) with no database server
@@ -24,7 +24,7 @@ async function freePort (): Promise<number> {
 interface Running { child: ChildProcess, output: () => string }
 
 async function start (cwd: string, port: number): Promise<Running> {
-  const server = join(projectRoot, 'dist', 'core', 'server.js')
+  const server = join(projectRoot, 'dist', 'app', 'server.js')
   const child = spawn(process.execPath, [server], { cwd, env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })

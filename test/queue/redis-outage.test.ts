@@ -71,10 +71,10 @@ t.test('Redis down when the process starts: writes succeed, delivered once Redis
   t.equal(res.statusCode, 201)
 
   const cliEnv = { ...process.env, ...asyncEnv(solr, redis), DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }
-  const status = await run(process.execPath, ['dist/core/solr/cli.js', 'status'], { cwd: ROOT, env: cliEnv })
+  const status = await run(process.execPath, ['dist/app/cli.js', 'status'], { cwd: ROOT, env: cliEnv })
   t.match(status.stdout, /redis: down \(Redis is not connected/, 'the CLI status says Redis is down')
   t.match(status.stdout, /outbox: [1-9]\d* pending/, 'and what waits in the outbox')
-  await t.rejects(run(process.execPath, ['dist/core/solr/cli.js', 'retry'], { cwd: ROOT, env: cliEnv }),
+  await t.rejects(run(process.execPath, ['dist/app/cli.js', 'retry'], { cwd: ROOT, env: cliEnv }),
     { code: 1, stdout: `Redis does not answer at ${redis.url}: nothing changed\n` }, 'retry changes nothing without Redis')
 
   await redis.start()

@@ -44,7 +44,7 @@ t.test('a document Solr refuses: its job fails once with Solr\'s message, stays 
   t.equal(await outboxSize(app), 1, 'the operation is kept, not lost')
 
   const cliEnv = { ...process.env, ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }
-  const { stdout } = await run(process.execPath, ['dist/core/solr/cli.js', 'status'], { cwd: ROOT, env: cliEnv })
+  const { stdout } = await run(process.execPath, ['dist/app/cli.js', 'status'], { cwd: ROOT, env: cliEnv })
   t.match(stdout, /async indexing: on/)
   t.match(stdout, /queue: waiting 0, active 0, delayed 0, failed 1/)
   t.match(stdout, /outbox: 0 pending, 1 refused/)
@@ -57,7 +57,7 @@ t.test('a document Solr refuses: its job fails once with Solr\'s message, stays 
   t.equal((await solrDocs(solr, 'Title:refused')).length, 1, 'indexed once Solr accepts it')
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
 
-  const retried = await run(process.execPath, ['dist/core/solr/cli.js', 'retry'], { cwd: ROOT, env: cliEnv })
+  const retried = await run(process.execPath, ['dist/app/cli.js', 'retry'], { cwd: ROOT, env: cliEnv })
   t.equal(retried.stdout, '0 refused operation(s) left to the relay to queue again, 1 failed job(s) dropped\n')
   t.match((await call('GET', '/@solr-maintenance/status', undefined, admin)).json(), { queue: { failed: 0 }, failed_jobs: [] })
 })

@@ -11,7 +11,7 @@ const port = await freePort()
 const env = { ...asyncEnv(solr, redis), DATABASE_URL: databaseUrl, ADMIN_PASSWORD, JWT_SECRET, PORT: String(port), HOST: '127.0.0.1' }
 const base = `http://127.0.0.1:${port}`
 
-const startWeb = async (): Promise<ServiceProcess> => await spawnService(t, 'core/server.js', env, 'ready')
+const startWeb = async (): Promise<ServiceProcess> => await spawnService(t, 'app/server.js', env, 'ready')
 async function login (): Promise<string> {
   const res = await fetch(`${base}/@login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ login: 'admin', password: ADMIN_PASSWORD }) })
   return (await res.json() as { token: string }).token
@@ -38,7 +38,7 @@ t.test('the web process killed with SIGKILL right after a write returned, and du
   t.same(failures(answered.map(r => r.status)), [], `${answered.length} of 40 answered before the kill, all 2xx`)
 
   // A process with the worker inline: the relay queues what was committed without a job.
-  await spawnService(t, 'core/server.js', { ...env, INDEX_WORKER: 'inline' }, 'ready')
+  await spawnService(t, 'app/server.js', { ...env, INDEX_WORKER: 'inline' }, 'ready')
   const { app } = await build(t, { env: { ...env, PORT: '0' } })
   await drained(app)
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')

@@ -51,7 +51,7 @@ t.test('the worker process killed with SIGKILL in the middle of a batch, then re
   // Once the relay offered the root folder's too: exactly one job for each object, none twice.
   await waitFor('a job for every object', async () => (await queued(app)).waiting === await objects(), 15_000)
 
-  const worker = await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  const worker = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
   await midway(1000)
   await worker.kill('SIGKILL')
   const left = await outboxSize(app)
@@ -59,7 +59,7 @@ t.test('the worker process killed with SIGKILL in the middle of a batch, then re
   t.ok(left > 0 && left < 1000, `killed midway: ${1000 - left} delivered, ${left} pending`)
   t.ok(stuck > 0, `${stuck} jobs were in flight and are left active by the dead worker`)
 
-  const restarted = await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  const restarted = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
   // The dead worker's jobs come back once their lock expires (LOCK_MS + the stalled check).
   await drained(app, 90_000)
   await waitFor('no job left in flight', async () => (await queued(app)).active === 0)
@@ -71,7 +71,7 @@ t.test('the worker process killed with SIGKILL in the middle of a batch, then re
 
 t.test('SIGTERM: the worker finishes the jobs in flight, then exits 0', async t => {
   await create('Stopped', 1000)
-  const worker = await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  const worker = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
   await midway(1000)
   await worker.kill('SIGTERM')
   t.equal(await worker.exited, 0, 'exit code 0')
@@ -81,7 +81,7 @@ t.test('SIGTERM: the worker finishes the jobs in flight, then exits 0', async t 
   const left = await outboxSize(app)
   t.ok(left < 1000, `${1000 - left} delivered before it stopped`)
 
-  await spawnService(t, 'core/worker.js', workerEnv, 'index worker ready')
+  await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
   await drained(app, 90_000)
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
   t.equal((await solrDocs(solr, 'Title:stopped')).length, 1000)
@@ -90,7 +90,7 @@ t.test('SIGTERM: the worker finishes the jobs in flight, then exits 0', async t 
 t.test('batches: a worker delivers many objects per Solr update request', async t => {
   await create('Batched', 1000)
   const proxy = await countingProxy(t, solr)
-  const worker = await spawnService(t, 'core/worker.js', { ...workerEnv, SOLR_PORT: String(proxy.port) }, 'index worker ready')
+  const worker = await spawnService(t, 'app/worker.js', { ...workerEnv, SOLR_PORT: String(proxy.port) }, 'index worker ready')
   await drained(app, 90_000)
   await worker.kill('SIGTERM')
   const documents = proxy.adds.reduce((sum, n) => sum + n, 0)
@@ -101,19 +101,19 @@ t.test('batches: a worker delivers many objects per Solr update request', async 
 })
 
 t.test('npm run worker: exits 0 with a warning when async indexing is off, 1 on the embedded database, 0 on SIGTERM without Redis', async t => {
-  const off = await spawnService(t, 'core/worker.js', { ...workerEnv, SOLR_ASYNC: 'false' }, 'async_indexing is off (SOLR_ASYNC): the index worker has nothing to do and exits')
+  const off = await spawnService(t, 'app/worker.js', { ...workerEnv, SOLR_ASYNC: 'false' }, 'async_indexing is off (SOLR_ASYNC): the index worker has nothing to do and exits')
   t.equal(await off.exited, 0)
-  const embedded = spawnService(t, 'core/worker.js', { ...workerEnv, DATABASE_URL: '' }, 'never')
+  const embedded = spawnService(t, 'app/worker.js', { ...workerEnv, DATABASE_URL: '' }, 'never')
   await t.rejects(embedded, /needs a PostgreSQL server \(DATABASE_URL\)/)
   // Redis never reachable: it starts (and waits for Redis), and SIGTERM still ends it cleanly.
-  const unreachable = await spawnService(t, 'core/worker.js', { ...workerEnv, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }, 'index worker ready')
+  const unreachable = await spawnService(t, 'app/worker.js', { ...workerEnv, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }, 'index worker ready')
   await unreachable.kill('SIGTERM')
   t.equal(await unreachable.exited, 0, 'SIGTERM without Redis: exit code 0')
 })
 
 t.test('SIGTERM after Redis went away: the worker exits 0 without waiting for jobs it cannot finish', async t => {
   const own = await startRedis(t)
-  const worker = await spawnService(t, 'core/worker.js', { ...workerEnv, REDIS_URL: own.url }, 'index worker ready')
+  const worker = await spawnService(t, 'app/worker.js', { ...workerEnv, REDIS_URL: own.url }, 'index worker ready')
   await own.stop()
   await worker.kill('SIGTERM')
   t.equal(await worker.exited, 0, 'exit code 0')

@@ -4,7 +4,6 @@ import { createRequire } from 'node:module'
 import t from 'tap'
 import { startSolrDev } from './helper.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 interface SolrQuery {
   q: (q: string) => SolrQuery
   matchFilter: (field: string, value: string) => SolrQuery

@@ -19,7 +19,7 @@ interface TapLike { teardown: (fn: () => unknown) => void }
 /** A JSON answer: HTTP status and parsed body (any: Solr's answers are checked field by field). */
 export interface Answer {
   status: number
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   body: any
   contentType: string
 }
@@ -142,7 +142,6 @@ export async function index (solr: SolrDev, core: string, docs: object[]): Promi
 
 /** The ids of a select answer, in order. */
 export function ids (res: Answer): string[] {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return res.body.response.docs.map((d: any) => d.id)
 }
 

@@ -10,8 +10,8 @@ const { app } = await build(t)
 const conf = join(CONFIGSET, 'conf')
 
 t.test('the committed configset is what the content types generate (run `npm run solr -- schema --write` when not)', async t => {
-  for (const [name, text] of Object.entries(configsetFiles(app.types))) {
-    t.equal(await readFile(join(conf, name), 'utf8'), text, `infra/solr/conf/${name} is fresh`)
+  for (const [name, text] of Object.entries(configsetFiles(app.contentTypes))) {
+    t.equal(await readFile(join(conf, name), 'utf8'), text, `infra/solr/conf/${name} is fresh (if not: npm run solr -- schema --write)`)
   }
   t.same((await app.solr.maintenance.schema(conf, {})).staleFiles, [])
 })
@@ -28,11 +28,11 @@ t.test('a stale configset is reported, and --write makes it fresh', async t => {
 })
 
 t.test('the generated schema carries every type\'s index fields and the copy fields into default', async t => {
-  const schema = configsetFiles(app.types)['schema.xml']
+  const schema = configsetFiles(app.contentTypes)['schema.xml']
   for (const field of ['type_of_talk', 'audience', 'room', 'speaker', 'SearchableText', 'allowedRolesAndUsers', 'path_parents']) {
     t.match(schema, `<field name="${field}"`)
   }
   t.match(schema, '<uniqueKey>UID</uniqueKey>')
   t.match(schema, '<copyField source="SearchableText" dest="default"/>')
-  t.match(configsetFiles(app.types)['solrconfig.xml'], '${solr.autoCommit.maxDocs:')
+  t.match(configsetFiles(app.contentTypes)['solrconfig.xml'], '${solr.autoCommit.maxDocs:')
 })

@@ -56,7 +56,7 @@ t.test('atomic updates: a partial change never blanks the document; a cleared fi
     await t.test(`atomic_updates=${atomic}, live schema ${schemaKnown ? 'read' : 'unknown (Solr was down at start)'}`, async t => {
       const { call, tokenFor, app } = await buildWithSolr(t, solr)
       const admin = await tokenFor('admin')
-      await app.settings.update({ atomic_updates: atomic })
+      await app.solrSettings.update({ atomic_updates: atomic })
       if (!schemaKnown) app.solr.fields = null
       const { UID: uid } = (await call('POST', '/talks', talkBody({ speaker: 'Grace Hopper', room: undefined }), admin)).json()
       t.equal((await call('PATCH', '/talks/fastify-for-plone-people', { speaker: null }, admin)).statusCode, 204)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { checkWrite } from '../../core/validation.js'
+import { checkWrite } from '../../core/content/validation.js'
 import { talkBody, type TestApp } from '../helper.js'
 import { buildWithSolr, solrDocs, startSolr } from './helper.js'
 
@@ -16,8 +16,8 @@ t.test('reindex of 10,000 talks, in batches with progress and a final commit', a
   const { app } = await buildWithSolr(t, solr, { SOLR_ACTIVE: 'false' })
   const admin = { userId: 'admin', fullname: null, roles: ['Manager'] }
   const talks = (await app.content.locate('/talks')).found!
-  const folderType = app.types.get('folder')!
-  const talkType = app.types.get('talk')!
+  const folderType = app.contentTypes.get('folder')!
+  const talkType = app.contentTypes.get('talk')!
   const ctx = { mode: 'create' as const, stored: {}, tokens: async (name: string) => await app.vocabularies.tokens(name), imageMaxBytes: 1e6 }
   const FOLDERS = 20
   const PER_FOLDER = 500

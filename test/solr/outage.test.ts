@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { resolve } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { progressPrinter } from '../../core/solr/cli.js'
+import { progressPrinter } from '../../app/cli.js'
 import { talkBody } from '../helper.js'
 import { buildWithSolr, sleep, solrDocs, startSolr } from './helper.js'
 
@@ -18,7 +18,7 @@ const solrEnv = { SOLR_ACTIVE: 'true', SOLR_PORT: String(solr.port), SOLR_BASE: 
 async function cli (...args: string[]): Promise<{ code: number, stdout: string }> {
   const loader = process.execArgv.filter(a => a.includes('@tapjs/typescript'))
   try {
-    const { stdout } = await run(process.execPath, [...loader, 'core/solr/cli.ts', ...args], {
+    const { stdout } = await run(process.execPath, [...loader, 'app/cli.ts', ...args], {
       cwd: root, env: { ...process.env, ...solrEnv, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' }
     })
     return { code: 0, stdout }

@@ -4,7 +4,7 @@ import { talkBody } from '../helper.js'
 import { buildWithSolr, patchSettings, pushToSolr, slowProxy, startSolr } from './search-helper.js'
 
 /**
- * Routing between Solr and the catalogue (SEARCH.md §2): the active switch,
+ * Routing between Solr and the catalogue (docs/search.md): the active switch,
  * rules 1–3, the X-Search-Engine header, and rule 4, the fallback to the
  * catalogue when Solr is down or too slow (X-Search-Fallback), never a 500.
  * "fast" tells the engines apart: Solr's search_pattern makes words prefixes,
@@ -28,7 +28,10 @@ t.test('routing', async t => {
     const res = await app.call('GET', `/@search?${query}`)
     const body = res.json()
     return {
-      status: res.statusCode, engine: res.headers['x-search-engine'], fallback: res.headers['x-search-fallback'], body,
+      status: res.statusCode,
+      engine: res.headers['x-search-engine'],
+      fallback: res.headers['x-search-fallback'],
+      body,
       titles: res.statusCode === 200 ? body.items.map((i: { title: string }) => i.title).sort() : []
     }
   }

@@ -4,6 +4,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
+import { indexableOf } from '../../core/content/indexable.js'
 import { Solr } from '../../core/solr/client.js'
 import { SolrDocuments } from '../../core/solr/documents.js'
 import { build, type TestApp } from '../helper.js'
@@ -35,15 +36,15 @@ export async function buildWithSolr (t: TapLike, port: number, active = true): P
  * ContentStore.indexable, as the indexer does, then committed.
  */
 export async function pushToSolr (app: FastifyInstance): Promise<void> {
-  const solr = new Solr(() => app.settings.solr)
+  const solr = new Solr(() => app.solrSettings.current)
   try {
     const known = new Set((await solr.fields()).map(f => f.name))
-    const documents = new SolrDocuments(app.types)
+    const documents = new SolrDocuments(app.contentTypes)
     const { rows } = await app.db.query<{ path: string }>("SELECT path FROM content WHERE path <> '/' ORDER BY path")
     const docs = []
     for (const { path } of rows) {
       const found = (await app.content.locate(path)).found!
-      docs.push(documents.build(found.type, app.content.indexable(found.obj, found.lineage), known))
+      docs.push(documents.build(found.type, indexableOf(found), known))
     }
     await solr.deleteByQuery('*:*')
     await solr.update(docs, { commit: true })

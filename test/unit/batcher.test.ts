@@ -1,6 +1,6 @@
 import t from 'tap'
-import { Batcher } from '../../core/queue/batcher.js'
-import { retryDelay } from '../../core/queue/jobs.js'
+import { Batcher } from '../../core/indexing/queue/batcher.js'
+import { retryDelay } from '../../core/indexing/queue/jobs.js'
 
 t.test('keys that arrive together leave as one batch; a full batch leaves at once', async t => {
   const batches: number[][] = []

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { idFromTitle } from '../../core/content-store.js'
+import { idFromTitle } from '../../core/content/rows.js'
 
-// Ids made from titles (API.md §4): ASCII-folded, lower case, non-word runs → `-`.
+// Ids made from titles (docs/api.md): ASCII-folded, lower case, non-word runs → `-`.
 // The `-1`, `-2` suffixes on clashes need the database: test/api/content.test.ts.
 const cases: Array<[string, string, string]> = [
   ['My Document', 'my-document', 'lower case, spaces become a dash'],

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { htmlToText, textLength, toRichText } from '../../core/richtext.js'
+import { htmlToText, textLength, toRichText } from '../../core/content/richtext.js'
 
 t.test('HTML is sanitised', async t => {
   const dirty = '<p onclick="steal()" class="lead">Hi <a href="javascript:alert(1)">x</a> <a href="https://plone.org">Plone</a></p>' +

@@ -1,26 +1,33 @@
 import t from 'tap'
 import Value from 'typebox/value'
-import { CatalogSearch } from '../../core/catalog-query.js'
-import { contentTypesDir } from '../../core/paths.js'
-import { ContentTypeRegistry } from '../../core/registry.js'
-import { DEFAULT_SEARCH_PATTERN, SolrSettingsSchema, type SolrSettings } from '../../core/settings.js'
+import { CatalogSearch } from '../../core/catalog/search.js'
+import { QueryParser, type QueryRequest } from '../../core/query/parse.js'
+import { contentTypesDir } from '../../core/config/paths.js'
+import { ContentTypeRegistry } from '../../core/content/registry.js'
+import { DEFAULT_SEARCH_PATTERN, SolrSettingsSchema, type SolrSettings } from '../../core/solr/settings.js'
 import { solrFields } from '../../core/solr/configset.js'
-import { boostRulesCheck, escapeTerm, quote, searchableTextClause, searchableTextValue, SolrQueryTranslator, type SearchableTextValue, type SolrQuery } from '../../core/solr/query.js'
+import { boostRulesCheck, escapeTerm, quote, searchableTextClause, searchableTextValue, type SearchableTextValue } from '../../core/solr/full-text.js'
+import { SolrQueryTranslator, type SolrQuery } from '../../core/solr/lucene.js'
 
 // What the service's query becomes in Solr's parameters. The Solr tests
 // (test/solr/*.test.ts) check against solr-dev that these find the right talks.
 
 const registry = await ContentTypeRegistry.load([contentTypesDir])
 const catalogue = new CatalogSearch(registry)
-const translator = new SolrQueryTranslator(name => catalogue.index(name), new Set(solrFields(registry).map(f => f.name)))
+const parser = new QueryParser(name => catalogue.index(name))
+const translator = new SolrQueryTranslator(new Set(solrFields(registry).map(f => f.name)))
 const DEFAULTS = Value.Default(SolrSettingsSchema, {}) as SolrSettings
 const NOW = new Date('2026-11-22T20:39:52.123Z')
-const ACTIVE = '(effective:[* TO "2026-11-22T20:39:52.000Z"] OR (*:* -effective:[* TO *])) AND (expires:{"2026-11-22T20:39:52.000Z" TO *] OR (*:* -expires:[* TO *]))'
+// "effective" against now rounded up, "expires" against now rounded down: what is already effective is always included.
+const ACTIVE = '(effective:[* TO "2026-11-22T20:39:53.000Z"] OR (*:* -effective:[* TO *])) AND (expires:{"2026-11-22T20:39:52.000Z" TO *] OR (*:* -expires:[* TO *]))'
 
 type Params = Record<string, unknown> & { q: string, fq: string[] }
-const translate = (query: Partial<SolrQuery>, settings: Partial<SolrSettings> = {}): Params => translator.translate({
-  criteria: {}, sortOn: [], descending: false, start: 0, size: 25, principals: ['Anonymous'], showInactive: false, neededFields: ['UID'], ...query
-}, { ...DEFAULTS, ...settings }, NOW).params as Params
+/** A query as the search route asks it (parsed first, as the route does), plus Solr's own options. */
+type Request = Partial<QueryRequest> & Pick<Partial<SolrQuery>, 'highlightFields' | 'neededFields'>
+const translate = ({ highlightFields, neededFields = ['UID'], ...request }: Request, settings: Partial<SolrSettings> = {}): Params => {
+  const query = parser.parse({ criteria: {}, sortOn: [], descending: false, start: 0, size: 25, principals: ['Anonymous'], showInactive: false, ...request })
+  return translator.translate({ ...query, highlightFields, neededFields }, { ...DEFAULTS, ...settings }, NOW).params as Params
+}
 
 t.test('escapeTerm and quote', async t => {
   t.equal(escapeTerm('C++ (advanced) "AND" foo:bar'), 'C\\+\\+\\ \\(advanced\\)\\ \\"AND\\"\\ foo\\:bar', 'every syntax character and blank escaped')
@@ -92,12 +99,12 @@ t.test('translation of the criteria', async t => {
   t.equal(q({ UID: [uid, 'not-a-uid'] }), `+(UID:("${uid.toLowerCase()}"))`, 'UIDs lower-cased, malformed ones dropped')
   t.equal(q({ UID: 'not-a-uid' }), '-*:*', 'only a malformed UID: nothing')
   t.equal(q({ SearchableText: '*' }), '-*:*', 'nothing to search for finds nothing')
-  t.equal(q({ SearchableText: '' , portal_type: '' }), '-*:*', 'an empty SearchableText too; an empty field criterion is ignored')
+  t.equal(q({ SearchableText: '', portal_type: '' }), '-*:*', 'an empty SearchableText too; an empty field criterion is ignored')
   t.equal(q({ path: { query: '/talks' } }), '+(path_parents:"/talks")', 'a path: the object and everything below')
   t.equal(q({ path: { query: '/talks/', depth: 0 } }), '+((path_parents:"/talks" AND path_depth:[1 TO 1]))', 'depth 0: the object')
   t.equal(q({ path: { query: ['/a', '/b/c'], depth: 2 } }),
     '+((path_parents:"/a" AND path_depth:[2 TO 3]) OR (path_parents:"/b/c" AND path_depth:[3 TO 4]))', 'depth n, several paths ORed')
-  t.equal(q({ path: { query: '/' , depth: -1 } }), '+(path_parents:"/")', 'the root')
+  t.equal(q({ path: { query: '/', depth: -1 } }), '+(path_parents:"/")', 'the root')
   for (const [criteria, message] of [
     [{ nosuch: 'x' }, /Unknown index 'nosuch'/],
     [{ created: { query: 'x', range: 'min' } }, /'x' of 'created'/],
@@ -118,7 +125,8 @@ t.test('filters: security, effective dates, filter_queries', async t => {
   t.same(translate({ principals: ['Anonymous', 'user:mia'] }, { exclude_user: true }).fq[0], 'allowedRolesAndUsers:("Anonymous")', 'exclude_user')
   t.same(translate({ showInactive: true }).fq, ['allowedRolesAndUsers:("Anonymous")'], 'who may see inactive content has no date filter')
   t.equal(translate({ showInactiveOf: 'mia' }).fq[1], `(${ACTIVE}) OR Creator:"mia"`, 'show_inactive: the owner\'s own inactive content too')
-  t.match(translate({}, { effective_steps: 60 }).fq[1], /effective:\[\* TO "2026-11-22T20:39:00.000Z"\]/, 'effective_steps rounds now down')
+  t.match(translate({}, { effective_steps: 60 }).fq[1], /effective:\[\* TO "2026-11-22T20:40:00.000Z"\]/, 'effective_steps rounds now up for effective')
+  t.match(translate({}, { effective_steps: 60 }).fq[1], /expires:\{"2026-11-22T20:39:00.000Z" TO \*\]/, 'and down for expires')
   t.match(translate({}, { effective_steps: 3600 }).fq[1], /"2026-11-22T20:00:00.000Z"/, 'to the hour')
   const moved = translate({ criteria: { portal_type: 'talk', review_state: 'published' } })
   t.equal(moved.q, '+(review_state:("published"))', 'filter_queries (default portal_type): the clause leaves q …')

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { textQuery } from '../../core/catalog-query.js'
-import { foldText, searchableWords } from '../../core/indexes.js'
+import { textQuery } from '../../core/catalog/search.js'
+import { foldText, searchableWords } from '../../core/catalog/folding.js'
 
 // What SearchableText becomes in PostgreSQL's tsquery language. The API tests
 // (test/api/search-fulltext.test.ts) check that these queries find the right talks.

@@ -1,10 +1,11 @@
 import t from 'tap'
 import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
-import { addressOf, createUrlRewriter, urlOf, type AddressInfo } from '../../core/url.js'
+import { addressOf, createUrlRewriter, type AddressInfo } from '../../plugins/support/url.js'
+import { urlOf } from '../../core/content/urls.js'
 
 // How a request URL is split into the content it addresses and the service
-// called on it (API.md §1), and how URLs are written back (`@id`).
+// called on it (docs/api.md), and how URLs are written back (`@id`).
 function rewrite (sitePath: string, url: string): { routed: string, address: AddressInfo } {
   const raw = new IncomingMessage(new Socket())
   raw.url = url

@@ -1,6 +1,6 @@
 import tap from 'tap'
-import { batchingLinks, batchOf } from '../../core/batching.js'
-import { parseBoolean, parseDate, parseInteger, parseZopeQuery } from '../../core/zope-query.js'
+import { batchingLinks, batchOf } from '../../core/query/paging.js'
+import { parseBoolean, parseDate, parseInteger, parseZopeQuery } from '../../core/query/zope.js'
 
 const parse = (query: string): Record<string, unknown> => parseZopeQuery(new URLSearchParams(query))
 
@@ -98,7 +98,9 @@ tap.test('batching links only when there is more than one page', async t => {
     '@id': url, first: 'http://h/@search?b_start=0&q=1&b_size=2', last: 'http://h/@search?b_start=2&q=1&b_size=2', next: 'http://h/@search?b_start=2&q=1&b_size=2'
   }, 'one result more')
   t.same(batchingLinks('http://h/@search?b_start=3&b_size=2', 5, { start: 3, size: 2 }), {
-    '@id': 'http://h/@search?b_start=3&b_size=2', first: 'http://h/@search?b_start=0&b_size=2', last: 'http://h/@search?b_start=4&b_size=2',
+    '@id': 'http://h/@search?b_start=3&b_size=2',
+    first: 'http://h/@search?b_start=0&b_size=2',
+    last: 'http://h/@search?b_start=4&b_size=2',
     prev: 'http://h/@search?b_start=1&b_size=2'
   }, 'an unaligned start that reaches the end: prev steps back by b_size, no next')
 })

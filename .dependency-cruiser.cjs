@@ -1,0 +1,58 @@
+/**
+ * The dependency rules of the layers (docs/architecture.md), checked by
+ * test/architecture/dependencies.test.ts in `npm test` and by `npm run deps`.
+ *
+ *   app/            composition roots: may use everything
+ *   plugins/        the web layer (Fastify): may use core/ and schemas/
+ *   content-types/  one folder a type: core/ and schemas/ only
+ *   schemas/        shared TypeBox field sets: core/ only
+ *   core/           the domain: no Fastify, nothing of the layers above
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle means two modules are one concern, or one of them is in the wrong place.',
+      from: {},
+      to: { circular: true }
+    },
+    {
+      name: 'core-is-the-domain',
+      severity: 'error',
+      comment: 'core/ knows nothing of HTTP: Fastify lives in plugins/, composition in app/.',
+      from: { path: '^core/' },
+      to: { path: ['^(plugins|app|schemas|content-types)/', '(^|node_modules/)(fastify|@fastify/|fastify-plugin)'] }
+    },
+    {
+      name: 'content-types-declare',
+      severity: 'error',
+      comment: 'A content type is a declaration: it builds on core/ and schemas/ (and TypeBox), nothing else.',
+      from: { path: '^content-types/' },
+      to: { pathNot: ['^(core|schemas)/', '^content-types/', '^typebox', 'node_modules/typebox'], dependencyTypesNot: ['core'] }
+    },
+    {
+      name: 'schemas-build-on-core',
+      severity: 'error',
+      comment: 'Shared field sets are declarations too.',
+      from: { path: '^schemas/' },
+      to: { pathNot: ['^(core|schemas)/', '^typebox', 'node_modules/typebox'], dependencyTypesNot: ['core'] }
+    },
+    {
+      name: 'plugins-below-the-roots',
+      severity: 'error',
+      comment: 'The composition roots assemble plugins, not the other way round.',
+      from: { path: '^plugins/' },
+      to: { path: ['^app/', '^content-types/'] }
+    }
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Not node_modules: excluded modules vanish as dependencies too, and the rules must see Fastify.
+    exclude: { path: '^(dist|test|bench|infra)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.build.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'], conditionNames: ['import', 'require', 'node', 'default'] }
+  }
+}

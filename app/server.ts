@@ -1,0 +1,46 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { pathToFileURL } from 'node:url'
+import app, { type AppOptions } from './app.js'
+import { loadConfig, type Config } from '../core/config/config.js'
+import { clientErrorHandler, frameworkErrors } from '../plugins/support/error-handler.js'
+import { loggerOptions } from './log.js'
+import { closeOnSignals } from './signals.js'
+import { createUrlRewriter } from '../plugins/support/url.js'
+
+/**
+ * Creates the Fastify server with the options that must be known before any
+ * plugin runs (URL rewriting, body limit, proxy trust) and registers the root
+ * plugin. Tests call this; `npm start` runs the `main` below.
+ */
+export async function buildServer (config: Config = loadConfig(), options: AppOptions = {}): Promise<FastifyInstance> {
+  const fastify = Fastify({
+    logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
+    rewriteUrl: createUrlRewriter(config.SITE_PATH),
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: config.BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    // The embedded database can take more than Fastify's 10 s default to open on a busy machine.
+    pluginTimeout: 120_000,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    frameworkErrors,
+    clientErrorHandler
+  })
+  await fastify.register(app, { config, ...options })
+  return fastify
+}
+
+async function main (): Promise<void> {
+  const started = Date.now()
+  const config = loadConfig()
+  const fastify = await buildServer(config)
+  closeOnSignals(fastify.log, async () => { await fastify.close() }, 'shutting down')
+  await fastify.listen({ port: config.PORT, host: config.HOST })
+  fastify.log.info({ ms: Date.now() - started, database: fastify.db.kind }, 'ready')
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch(err => {
+    console.error(err instanceof Error ? err.message : err)
+    process.exit(1)
+  })
+}

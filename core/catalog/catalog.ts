@@ -1,0 +1,94 @@
+import type { Db, Queryable } from '../db/db.js'
+import { searchableWords } from './folding.js'
+import { INDEX_KINDS } from '../query/index-kinds.js'
+import type { IndexableObject, IndexDefinition } from './indexes.js'
+import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
+import { htmlToText } from '../content/richtext.js'
+
+/** Quoted catalogue column of an index (names are case-sensitive: `Title`, `portal_type`). */
+export const column = (index: IndexDefinition | string): string =>
+  `"${(typeof index === 'string' ? index : index.name).replace(/"/g, '')}"`
+
+/**
+ * The catalogue's writing side: its columns come from the index definitions,
+ * its rows are written in the transaction of the content change.
+ */
+export class Catalog {
+  private readonly indexes: IndexDefinition[]
+  private readonly upsertSql: string
+
+  constructor (registry: ContentTypeRegistry) {
+    this.indexes = [...registry.indexes.values()]
+    const columns = this.indexes.map(column)
+    const values = this.indexes.map((_, i) => `$${i + 4}`)
+    this.upsertSql = `INSERT INTO catalog (uid, searchable, ${columns.join(', ')})
+      VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'), ${values.join(', ')})
+      ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+  }
+
+  /** The statements that give the catalogue a column (and a database index) for every declared index. */
+  ddl (): string[] {
+    const statements: string[] = []
+    for (const index of this.indexes) {
+      const { sql } = INDEX_KINDS[index.kind]
+      statements.push(`ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(index)} ${sql.type}`)
+      if (!index.indexed || sql.index === null) continue
+      statements.push(`CREATE INDEX IF NOT EXISTS ${column('catalog_' + index.name)} ON catalog USING ${sql.index} (${column(index)})`)
+      // A btree read backwards gives NULLS FIRST; descending sorts keep missing values last (core/catalog/search.ts).
+      if (sql.descending === true && index.sortable) statements.push(`CREATE INDEX IF NOT EXISTS ${column(`catalog_${index.name}_desc`)} ON catalog (${column(index)} DESC NULLS LAST)`)
+    }
+    return statements
+  }
+
+  async ensureSchema (db: Db): Promise<void> {
+    await db.transaction(async tx => {
+      await tx.query('SELECT pg_advisory_xact_lock(7340002)')
+      for (const statement of this.ddl()) await tx.query(statement)
+    })
+  }
+
+  /** Words of the object for `SearchableText`: title weighted above the rest. */
+  searchableText (type: ContentType, data: Record<string, unknown>): { title: string, rest: string } {
+    const text = searchableText(type, data)
+    return { title: searchableWords(text.title), rest: searchableWords(text.rest) }
+  }
+
+  async index (tx: Queryable, type: ContentType, obj: IndexableObject): Promise<void> {
+    const text = this.searchableText(type, obj.data)
+    const values = this.indexes.map(index => index.value(obj) ?? null)
+    await tx.query(this.upsertSql, [obj.uid, text.title, text.rest, ...values])
+  }
+
+  /**
+   * The object's catalogue row written from a CTE of the same statement
+   * (`source`, one row with its `uid`): nothing is written when it has no row.
+   * Each value is cast to its column's type (a parameter in a SELECT has none).
+   */
+  upsertFrom (source: string, p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string {
+    const text = this.searchableText(type, obj.data)
+    const columns = this.indexes.map(column)
+    const values = this.indexes.map(index => `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
+    return `INSERT INTO catalog (uid, searchable, ${columns.join(', ')})
+      SELECT ${source}.uid, setweight(to_tsvector('simple', ${p(text.title)}), 'A') || setweight(to_tsvector('simple', ${p(text.rest)}), 'B'), ${values.join(', ')} FROM ${source}
+      ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+  }
+}
+
+/**
+ * The text of the fields a type marks searchable, title apart: the catalogue
+ * weights it, and Solr receives it as `SearchableText` (it folds words itself).
+ */
+export function searchableText (type: ContentType, data: Record<string, unknown>): { title: string, rest: string } {
+  const rest = type.searchableFields.filter(name => name !== 'title').map(name => textOf(data[name]))
+  return { title: textOf(data.title), rest: rest.filter(Boolean).join(' ') }
+}
+
+/** Plain text of a field value: strings, rich text, lists of strings. */
+function textOf (value: unknown): string {
+  if (typeof value === 'string') return value
+  if (Array.isArray(value)) return value.map(textOf).join(' ')
+  if (value !== null && typeof value === 'object' && typeof (value as { data?: unknown }).data === 'string') {
+    return htmlToText((value as { data: string }).data)
+  }
+  return ''
+}

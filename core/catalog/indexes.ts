@@ -1,0 +1,90 @@
+import { INDEX_KINDS, type IndexKind } from '../query/index-kinds.js'
+import { pathDepth, pathParents } from '../content/paths.js'
+import { foldText } from './folding.js'
+
+/** What indexing sees of an object: its stored row plus what is derived from it. */
+export interface IndexableObject {
+  uid: string
+  id: string
+  path: string
+  portal_type: string
+  type_title: string
+  folderish: boolean
+  review_state: string | null
+  creators: string[]
+  created: Date
+  modified: Date
+  position: number
+  data: Record<string, unknown>
+  allowedRolesAndUsers: string[]
+}
+
+/**
+ * One index of the catalogue (and, from the same definition, one field of the
+ * Solr schema). `indexed` means it can be queried; `metadata` that it is
+ * returned with results (Solr's `stored`).
+ */
+export interface IndexDefinition {
+  name: string
+  kind: IndexKind
+  multiValued: boolean
+  indexed: boolean
+  metadata: boolean
+  sortable: boolean
+  value: (obj: IndexableObject) => unknown
+  /** `core` or the content types that declare it. */
+  declaredBy: string[]
+}
+
+const base = (name: string, kind: IndexKind, value: (o: IndexableObject) => unknown,
+  opts: Partial<Pick<IndexDefinition, 'multiValued' | 'indexed' | 'metadata' | 'sortable'>> = {}): IndexDefinition => ({
+  name,
+  kind,
+  value,
+  multiValued: opts.multiValued ?? INDEX_KINDS[kind].multiValued,
+  indexed: opts.indexed ?? true,
+  metadata: opts.metadata ?? true,
+  sortable: opts.sortable ?? INDEX_KINDS[kind].sortable,
+  declaredBy: ['core']
+})
+
+/** Plone's "Date": the publishing date when there is one, else the modification date. */
+const plonesDate = (o: IndexableObject): unknown => o.data.effective ?? o.modified
+
+/** Sorts titles case- and accent-insensitively, numbers padded so that 2 < 10. */
+export function sortableTitle (title: unknown): string {
+  const text = foldText(typeof title === 'string' ? title : '')
+  return text.replace(/\d+/g, n => n.padStart(6, '0')).slice(0, 40 + 30)
+}
+
+/**
+ * The indexes every object has, whatever its type: the index schema of the
+ * original description (docs/search.md, "Query translation") minus the fields that behaviors declare (Title, Description,
+ * Subject, effective, expires come from plone.dublincore).
+ */
+export const coreIndexes: IndexDefinition[] = [
+  base('UID', 'uuid', o => o.uid),
+  base('getId', 'field', o => o.id),
+  base('id', 'field', o => o.id, { metadata: false }),
+  // The tree position, as in collective.solr's schema: `path` queries use these three.
+  base('path_string', 'field', o => o.path, { indexed: false }),
+  base('path_parents', 'keyword', o => pathParents(o.path), { metadata: false }),
+  base('path_depth', 'int', o => pathDepth(o.path), { metadata: false }),
+  base('portal_type', 'field', o => o.portal_type),
+  base('Type', 'field', o => o.type_title),
+  base('review_state', 'field', o => o.review_state),
+  base('sortable_title', 'field', o => sortableTitle(o.data.title), { metadata: false }),
+  base('created', 'date', o => o.created),
+  base('modified', 'date', o => o.modified),
+  base('Date', 'date', plonesDate),
+  base('Creator', 'field', o => o.creators[0] ?? null),
+  base('listCreators', 'keyword', o => o.creators, { indexed: false }),
+  base('allowedRolesAndUsers', 'keyword', o => o.allowedRolesAndUsers, { metadata: false }),
+  base('is_folderish', 'boolean', o => o.folderish),
+  base('exclude_from_nav', 'boolean', () => false, { indexed: false }),
+  base('getObjPositionInParent', 'int', o => o.position, { metadata: false }),
+  base('object_provides', 'keyword', o => [`type:${o.portal_type}`], { metadata: false }),
+  base('Language', 'field', () => 'en'),
+  base('getIcon', 'field', () => null, { indexed: false }),
+  base('getRemoteUrl', 'field', () => null, { indexed: false })
+]

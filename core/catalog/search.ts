@@ -1,0 +1,201 @@
+import { pathDepth } from '../content/paths.js'
+import type { ContentTypeRegistry } from '../content/registry.js'
+import { escapeLike, type Queryable } from '../db/db.js'
+import { BadRequest } from '../errors.js'
+import type { Access, Criterion, Query } from '../query/model.js'
+import { parseFullText, type FullText, type TextTerm } from '../query/text.js'
+import { column } from './catalog.js'
+import type { CatalogCounts, Totals } from './counts.js'
+import { foldText } from './folding.js'
+import type { IndexDefinition } from './indexes.js'
+
+export interface CatalogResult {
+  total: number
+  rows: Array<Record<string, unknown>>
+  facets?: Record<string, Record<string, number>>
+}
+
+/** The words of a term, each reduced to letters and digits; `word*` becomes a prefix. */
+const wordsOf = (text: string): string[] => (foldText(text).match(/[\p{L}\p{N}]+\*?/gu) ?? [])
+  .map(w => w.endsWith('*') ? `${w.slice(0, -1)}:*` : w)
+
+/** A term as tsquery: a word, a prefix, or the words of a phrase (or of a token with punctuation) in order. */
+function tsqueryTerm (term: TextTerm): string | null {
+  const words = wordsOf(term.kind === 'prefix' ? `${term.text}*` : term.text)
+  if (words.length === 0) return null
+  const positive = words.length === 1 ? words[0] : `(${words.join(' <-> ')})`
+  return term.negated ? `!${positive}` : positive
+}
+
+/**
+ * Full text as a PostgreSQL tsquery: clauses ANDed, alternatives ORed
+ * (grouped from the left, as Plone's parser binds them), words reduced to
+ * letters and digits, so that no input can inject tsquery syntax. Null when
+ * nothing searchable is left.
+ */
+export function renderTsquery (text: FullText): string | null {
+  const clauses = text.map(clause => clause.map(tsqueryTerm).filter((t): t is string => t !== null)
+    .reduce<string | null>((group, term) => group === null ? term : `(${group} | ${term})`, null))
+    .filter((c): c is string => c !== null)
+  return clauses.length === 0 ? null : clauses.join(' & ')
+}
+
+/** SearchableText as a tsquery (for tests and tools): parse, then render. */
+export const textQuery = (input: string): string | null => renderTsquery(parseFullText(input))
+
+/** Query parameters that are not index criteria (plone.restapi's query-wide parameters, Solr's facet.* and hl.*). */
+const QUERY_PARAMETERS = new Set([
+  'sort_on', 'sort_order', 'sort_limit', 'b_start', 'b_size', 'metadata_fields', 'fullobjects', 'facet',
+  'hl', 'use_solr', 'show_inactive', 'use_site_search_settings'
+])
+export const isQueryParameter = (name: string): boolean => QUERY_PARAMETERS.has(name) || /^(facet|hl)\./.test(name)
+
+/** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
+const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', uuid: 'uuid' }
+
+/**
+ * The catalogue's query side: a query rendered to one parameterised SQL
+ * statement over the catalog table, always with the security filter and
+ * (unless allowed otherwise) the effective-date filter.
+ */
+export class CatalogSearch {
+  /** `counts`: kept totals (without them every page is counted). */
+  constructor (private readonly registry: ContentTypeRegistry, private readonly counts?: CatalogCounts) {}
+
+  /** A query index by name: 400 when there is none. */
+  index (name: string): IndexDefinition {
+    const index = this.registry.indexes.get(name)
+    if (index === undefined || !index.indexed) throw BadRequest(`Unknown index '${name}'.`)
+    return index
+  }
+
+  /** The security and effective-date clause of every query (and of every check of what Solr found). */
+  private accessClause (access: Access, p: (value: unknown) => string, at = new Date()): string {
+    const security = `"allowedRolesAndUsers" && ${p(access.principals)}::text[]`
+    if (access.showInactive) return security
+    const now = p(at)
+    const active = `("effective" IS NULL OR "effective" <= ${now}) AND ("expires" IS NULL OR "expires" > ${now})`
+    return `${security} AND ${access.showInactiveOf === undefined ? active : `(${active} OR "Creator" = ${p(access.showInactiveOf)})`}`
+  }
+
+  /**
+   * Which of these objects the caller may see now. The catalogue row is
+   * written in the transaction of the content change, so this is
+   * PostgreSQL's current state, whatever another index (Solr) still holds.
+   */
+  async visible (db: Queryable, uids: string[], access: Access): Promise<Set<string>> {
+    if (uids.length === 0) return new Set()
+    const params: unknown[] = [uids]
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const { rows } = await db.query<{ uid: string }>(`SELECT uid FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p)}`, params)
+    return new Set(rows.map(r => r.uid))
+  }
+
+  /** Of the objects a subquery names (a column `uid`), those the caller may not see now; at most `limit`. */
+  async invisibleAmong (db: Queryable, candidates: string, access: Access, limit: number): Promise<string[]> {
+    const params: unknown[] = []
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const { rows } = await db.query<{ uid: string }>(`SELECT candidate.uid FROM (${candidates}) candidate
+      WHERE NOT EXISTS (SELECT 1 FROM catalog WHERE catalog.uid = candidate.uid AND ${this.accessClause(access, p)}) LIMIT ${limit}`, params)
+    return rows.map(r => r.uid)
+  }
+
+  /** WHERE clauses and their parameters, and the full-text rank when there is full text. */
+  private where (query: Query, params: unknown[], now: Date): { clauses: string[], rank: string | null } {
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const clauses: string[] = [this.accessClause(query, p, now)]
+    let rank: string | null = null
+    for (const criterion of query.criteria) {
+      if (criterion.kind === 'fullText') {
+        const tsquery = renderTsquery(criterion.text)
+        if (tsquery === null) { clauses.push('false'); continue }
+        const q = p(tsquery)
+        clauses.push(`searchable @@ to_tsquery('simple', ${q})`)
+        rank = `ts_rank_cd(searchable, to_tsquery('simple', ${q}))`
+        continue
+      }
+      clauses.push(...this.clause(criterion, p))
+    }
+    return { clauses, rank }
+  }
+
+  private clause (criterion: Exclude<Criterion, { kind: 'fullText' }>, p: (value: unknown) => string): string[] {
+    switch (criterion.kind) {
+      case 'nothing': return ['false']
+      case 'path': return [this.pathClause(criterion.paths, criterion.depth, p)]
+      case 'keywords': return [`${column(criterion.index)} ${criterion.all ? '@>' : '&&'} ${p(criterion.values)}::text[]`]
+      case 'words': return criterion.words.map(word => `${column(criterion.index)} ILIKE ${p('%' + escapeLike(word) + '%')}`)
+      case 'flag': return [`${column(criterion.index)} = ${p(criterion.value)}`]
+      case 'anyOf': return [`${column(criterion.index)} = ANY(${p(criterion.values)}::${CAST[criterion.index.kind] ?? 'text'}[])`]
+      case 'range': {
+        const col = column(criterion.index)
+        if (criterion.min !== undefined && criterion.max !== undefined) return [`${col} BETWEEN ${p(criterion.min)} AND ${p(criterion.max)}`]
+        return [criterion.min !== undefined ? `${col} >= ${p(criterion.min)}` : `${col} <= ${p(criterion.max)}`]
+      }
+    }
+  }
+
+  /** `path` with `depth`: 0 the object, n ≥ 1 down to n levels below it, -1 the object and everything below. */
+  private pathClause (paths: string[], depth: number, p: (value: unknown) => string): string {
+    const alternatives = paths.map(path => {
+      const base = `"path_parents" @> ARRAY[${p(path)}]::text[]`
+      const level = pathDepth(path)
+      if (depth < 0) return base
+      if (depth === 0) return `(${base} AND "path_depth" = ${p(level)})`
+      return `(${base} AND "path_depth" BETWEEN ${p(level + 1)} AND ${p(level + depth)})`
+    })
+    return `(${alternatives.join(' OR ')})`
+  }
+
+  private orderBy (query: Query, rank: string | null): string {
+    const direction = query.descending ? 'DESC' : 'ASC'
+    const terms = query.sort.map(key => {
+      if ('relevance' in key) return rank !== null ? `${rank} DESC` : null
+      return `${column(key.index)} ${direction} NULLS LAST`
+    }).filter((t): t is string => t !== null)
+    if (terms.length === 0 && rank !== null) terms.push(`${rank} DESC`)
+    // Then catalogue order, as ZCatalog answers without sort_on: the order of indexing (creation).
+    terms.push('"created" ASC', 'uid ASC')
+    return terms.join(', ')
+  }
+
+  /**
+   * One page, and the totals of the whole result. The page is read alone (a
+   * few rows of an index when the sort has one); the total is known without
+   * counting when the page reached the end, and otherwise counted once and
+   * kept (core/catalog/counts.ts) — as are the facets.
+   */
+  async search (db: Queryable, query: Query): Promise<CatalogResult> {
+    const now = new Date()
+    const params: unknown[] = []
+    const { clauses, rank } = this.where(query, params, now)
+    const where = clauses.join(' AND ')
+    const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
+    const metadata = [...this.registry.indexes.values()].filter(i => i.metadata).map(column)
+    const { rows } = await db.query<Record<string, unknown>>(`SELECT ${metadata.join(', ')}, uid FROM catalog
+      WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`, params)
+    // Fewer rows than asked for: the result ends on this page (unless the page starts beyond its end).
+    if (rows.length < limit && (rows.length > 0 || query.start === 0) && query.facets === undefined) return { total: query.start + rows.length, rows }
+    const compute = async (): Promise<Totals> => ({
+      total: Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM catalog WHERE ${where}`, params)).rows[0].n),
+      ...(query.facets !== undefined ? { facets: await this.facets(db, query.facets, where, params) } : {})
+    })
+    // The query as a key: its SQL and parameters, "now" apart (the kept totals know until when they hold).
+    const key = JSON.stringify([where, params.map(v => v === now ? null : v), query.facets?.map(f => f.name)])
+    const totals = this.counts === undefined ? await compute() : await this.counts.totals(db, key, now, compute)
+    const total = query.sortLimit !== undefined ? Math.min(totals.total, query.sortLimit) : totals.total
+    return { total, rows, ...(totals.facets !== undefined ? { facets: totals.facets } : {}) }
+  }
+
+  private async facets (db: Queryable, indexes: IndexDefinition[], where: string, params: unknown[]): Promise<Record<string, Record<string, number>>> {
+    const facets: Record<string, Record<string, number>> = {}
+    for (const index of indexes) {
+      const value = index.multiValued ? `unnest(${column(index)})` : `${column(index)}::text`
+      const { rows } = await db.query<{ value: string | null, n: number }>(
+        `SELECT value, count(*) AS n FROM (SELECT ${value} AS value FROM catalog WHERE ${where}) v
+         WHERE value IS NOT NULL GROUP BY value ORDER BY n DESC, value ASC LIMIT 100`, params)
+      facets[index.name] = Object.fromEntries(rows.map(r => [String(r.value), Number(r.n)]))
+    }
+    return facets
+  }
+}

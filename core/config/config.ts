@@ -1,0 +1,70 @@
+import Type, { type Static } from 'typebox'
+import Value from 'typebox/value'
+
+/**
+ * The one environment schema of the service. It is read once, at start, into
+ * `fastify.config`; nothing else reads `process.env`. Names are part of the
+ * operator contract (README, docs/configuration.md): keep them.
+ */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'TCP port to listen on' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'Interface to listen on' }),
+  SITE_PATH: Type.String({ default: '', pattern: '^(/[A-Za-z0-9._~-]+)*$', description: 'Path of the site root, e.g. /Plone' }),
+  DATABASE_URL: Type.String({ default: '', description: 'PostgreSQL URL; empty = embedded PostgreSQL (PGlite) in DATA_DIR' }),
+  DATA_DIR: Type.String({ default: './var/data', description: 'Where the embedded PostgreSQL keeps its files' }),
+  ADMIN_PASSWORD: Type.String({ default: '', description: 'Password of the first admin user; empty = random, printed once' }),
+  // RFC 7518 §3.2: an HS256 key has at least 256 bits.
+  JWT_SECRET: Type.String({ default: '', pattern: '^(|.{32,})$', description: 'HS256 secret of at least 32 characters; empty = generated once and kept in the database' }),
+  JWT_TTL: Type.Integer({ default: 43200, minimum: 1, description: 'Token lifetime in seconds' }),
+  LOG_LEVEL: Type.Union([
+    Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
+    Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')
+  ], { default: 'info' }),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour X-Forwarded-Proto/Host' }),
+  BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
+  IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
+  LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins per login name before throttling' }),
+  LOGIN_MAX_FAILURES_PER_IP: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins per client address before throttling' }),
+  LOGIN_THROTTLE_WINDOW: Type.Integer({ default: 900, minimum: 1, description: 'Throttling window in seconds' }),
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for the asynchronous index queue' }),
+  INDEX_WORKER: Type.Union([Type.Literal('inline'), Type.Literal('external')], { default: 'external' }),
+  // Declarative Solr settings (docs/search.md, "Search settings"). Unset means "not declared": the
+  // control panel value applies. Parsed by the settings module, not here,
+  // because each one is optional and typed by the settings schema.
+  SOLR_ACTIVE: Type.Optional(Type.String()),
+  SOLR_HOST: Type.Optional(Type.String()),
+  SOLR_PORT: Type.Optional(Type.String()),
+  SOLR_BASE: Type.Optional(Type.String()),
+  SOLR_LOGIN: Type.Optional(Type.String()),
+  SOLR_PASSWORD: Type.Optional(Type.String()),
+  SOLR_ASYNC: Type.Optional(Type.String()),
+  SOLR_AUTO_COMMIT: Type.Optional(Type.String()),
+  SOLR_COMMIT_WITHIN: Type.Optional(Type.String()),
+  SOLR_INDEX_TIMEOUT: Type.Optional(Type.String()),
+  SOLR_SEARCH_TIMEOUT: Type.Optional(Type.String()),
+  SOLR_MAX_RESULTS: Type.Optional(Type.String()),
+  SOLR_CONFIG_FILE: Type.Optional(Type.String({ description: 'JSON file with declarative Solr settings' }))
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+export class ConfigError extends Error {}
+
+/** Reads, converts and checks the environment once. Throws a readable error. */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  if (!Value.Check(ConfigSchema, converted)) {
+    const problems = [...Value.Errors(ConfigSchema, converted)].map(e => {
+      const name = e.instancePath.slice(1)
+      const { description } = (ConfigSchema.properties as Record<string, { description?: string }>)[name] ?? {}
+      return `${name || 'configuration'}: ${e.message}${description !== undefined ? ` (${description})` : ''}`
+    })
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
+  }
+  return converted as Config
+}

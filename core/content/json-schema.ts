@@ -1,0 +1,52 @@
+import type { Field } from './declaration.js'
+import type { ContentType } from './registry.js'
+import type { Vocabularies } from './vocabularies.js'
+
+/** Annotations that drive the service but mean nothing to a client. */
+const INTERNAL = new Set(['index', 'indexName', 'metadata', 'searchable', 'kind', 'maxTextLength', 'vocabulary', 'writePermission', '~kind', '~optional'])
+
+function factoryOf (field: Field): { factory: string, widget?: string } {
+  if (field.kind === 'richtext') return { factory: 'Rich Text', widget: 'richtext' }
+  if (field.kind === 'image') return { factory: 'Image' }
+  if (field.vocabulary !== undefined) return { factory: field.type === 'array' ? 'Multiple Choice' : 'Choice' }
+  if (field.format === 'date-time') return { factory: 'Date/Time', widget: 'datetime' }
+  if (field.format === 'email') return { factory: 'Email', widget: 'email' }
+  if (field.type === 'array') return { factory: 'List' }
+  if (typeof field.pattern === 'string') return { factory: 'Text line (String)' }
+  return { factory: 'Text', widget: 'textarea' }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/** A schema without the service's annotations, at any depth (`properties` keys are names, not annotations). */
+function clean (schema: Record<string, unknown>): Record<string, unknown> {
+  const subschema = (v: unknown): unknown => isObject(v) ? clean(v) : Array.isArray(v) ? v.map(subschema) : v
+  return Object.fromEntries(Object.entries(schema).filter(([k]) => !INTERNAL.has(k)).map(([k, v]) =>
+    [k, k === 'properties' && isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, subschema(s)])) : subschema(v)]))
+}
+
+/**
+ * The JSON Schema of `@types/<name>`, generated from the same TypeBox
+ * declaration that validates writes, in plone.restapi's shape (fieldsets,
+ * factory, widget, vocabulary links).
+ */
+export async function typeSchema (type: ContentType, baseUrl: string, vocabularies: Vocabularies): Promise<Record<string, unknown>> {
+  const properties: Record<string, unknown> = {}
+  for (const [name, field] of type.fields) {
+    const property: Record<string, unknown> = { ...clean(field as unknown as Record<string, unknown>), ...factoryOf(field) }
+    if (field.vocabulary !== undefined) {
+      property.vocabulary = { '@id': `${baseUrl}/@vocabularies/${field.vocabulary}` }
+      const tokens = await vocabularies.tokens(field.vocabulary)
+      if (field.type === 'array') property.items = { type: 'string', enum: tokens }
+      else property.enum = tokens
+    }
+    if (field.maxTextLength !== undefined) property.maxLength = field.maxTextLength
+    if (field.writePermission !== undefined) property.writePermission = field.writePermission
+    properties[name] = property
+  }
+  const fieldsets = [
+    ...type.declaration.behaviors.map(b => ({ id: b.name.replace(/\W/g, '_'), title: b.name, behavior: b.name, fields: Object.keys(b.schema.properties) })),
+    { id: 'default', title: 'Default', behavior: type.name, fields: Object.keys(type.declaration.schema.properties) }
+  ].filter(f => f.fields.length > 0)
+  return { title: type.title, description: type.declaration.description ?? '', type: 'object', properties, required: [...type.required], fieldsets, layouts: [type.layout] }
+}

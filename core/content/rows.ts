@@ -1,0 +1,38 @@
+import { foldText } from '../catalog/folding.js'
+import type { LocalRoles } from '../security/roles.js'
+import type { ContentType } from './registry.js'
+
+/** An object as the `content` table stores it: what traversal, security and the workflow need, and every field in `data`. */
+export interface ContentRow {
+  uid: string
+  parent_uid: string | null
+  id: string
+  path: string
+  portal_type: string
+  review_state: string | null
+  owner: string | null
+  creators: string[]
+  local_roles: LocalRoles
+  position: number
+  created: Date
+  modified: Date
+  data: Record<string, unknown>
+}
+
+/** An object with its ancestors, root first (itself last): what permission checks need. */
+export interface Located {
+  obj: ContentRow
+  lineage: ContentRow[]
+  type: ContentType
+}
+
+/** One step of an object's workflow history. */
+export interface HistoryEntry { action: string | null, actor: string | null, comments: string, review_state: string, time: Date }
+
+export const CONTENT_COLUMNS = 'uid, parent_uid, id, path, portal_type, review_state, owner, creators, local_roles, position, created, modified, data'
+
+/** Plone's URL normaliser, for ids made from titles: ASCII, lower case, dashes. */
+export function idFromTitle (title: string): string {
+  const id = foldText(title).replace(/['"]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 200).replace(/-+$/, '')
+  return id === '' ? 'item' : id
+}

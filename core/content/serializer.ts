@@ -1,0 +1,83 @@
+import type { ContentRow, Located } from './rows.js'
+import { BadRequest } from '../errors.js'
+import { textOf } from '../query/zope.js'
+import type { ContentType, ContentTypeRegistry } from './registry.js'
+import { isoDate, urlOf } from './urls.js'
+
+/** The keys every summary has (plone.restapi's default summary). */
+const SUMMARY_COLUMNS: Record<string, string> = {
+  '@type': 'portal_type', title: 'Title', description: 'Description', review_state: 'review_state', type_title: 'Type'
+}
+
+const wire = (value: unknown): unknown => value instanceof Date ? isoDate(value) : value
+
+/**
+ * JSON forms of content: the full object (GET) and the summaries of listings
+ * and search results (from catalogue metadata, without loading objects).
+ */
+export class Serializer {
+  constructor (private readonly types: ContentTypeRegistry) {}
+
+  /** Validates `metadata_fields` (`_all` = every metadata column) into column names. */
+  metadataFields (requested: unknown): string[] {
+    const names = (Array.isArray(requested) ? requested : requested === undefined ? [] : [requested]).map(v => textOf(v, 'metadata_fields'))
+    const metadata = [...this.types.indexes.values()].filter(i => i.metadata).map(i => i.name)
+    if (names.includes('_all')) return metadata
+    for (const name of names) if (!metadata.includes(name)) throw BadRequest(`Unknown metadata field '${name}'.`)
+    return names
+  }
+
+  summaryFromCatalog (baseUrl: string, row: Record<string, unknown>, extra: string[]): Record<string, unknown> {
+    const summary: Record<string, unknown> = { '@id': urlOf(baseUrl, String(row.path_string)) }
+    for (const [key, col] of Object.entries(SUMMARY_COLUMNS)) summary[key] = wire(row[col] ?? (key === 'title' || key === 'description' ? '' : null))
+    for (const name of extra) summary[name] = wire(row[name] ?? null)
+    return summary
+  }
+
+  summaryOf (baseUrl: string, obj: ContentRow): Record<string, unknown> {
+    const type = this.types.get(obj.portal_type)
+    return {
+      '@id': urlOf(baseUrl, obj.path),
+      '@type': obj.portal_type,
+      title: obj.data.title ?? '',
+      description: obj.data.description ?? '',
+      review_state: obj.review_state,
+      type_title: type?.title ?? obj.portal_type
+    }
+  }
+
+  private fieldValue (url: string, type: ContentType, name: string, value: unknown): unknown {
+    const field = type.fields.get(name)
+    if (value === undefined || value === null) return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
+    if (field?.kind === 'image') return { ...(value as object), download: `${url}/@@download/${name}` }
+    return value
+  }
+
+  /** The full object, as `GET <path>` answers (docs/api.md, "Endpoints"). */
+  object (baseUrl: string, located: Located): Record<string, unknown> {
+    const { obj, type, lineage } = located
+    const url = urlOf(baseUrl, obj.path)
+    const parent = lineage[lineage.length - 2]
+    const result: Record<string, unknown> = {
+      '@id': url,
+      '@type': obj.portal_type,
+      UID: obj.uid,
+      id: obj.id,
+      type_title: type.title,
+      review_state: obj.review_state,
+      created: isoDate(obj.created),
+      modified: isoDate(obj.modified),
+      creators: obj.creators,
+      parent: parent === undefined ? {} : this.summaryOf(baseUrl, parent),
+      is_folderish: type.folderish,
+      layout: type.layout,
+      effective: isoDate(obj.data.effective as string | undefined),
+      expires: isoDate(obj.data.expires as string | undefined)
+    }
+    for (const name of type.fields.keys()) {
+      if (name === 'effective' || name === 'expires') continue
+      result[name] = this.fieldValue(url, type, name, obj.data[name])
+    }
+    return result
+  }
+}

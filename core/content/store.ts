@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto'
+import type { Catalog } from '../catalog/catalog.js'
+import { CATALOG_CHANGED } from '../catalog/counts.js'
+import { notification } from '../db/notifications.js'
+import type { IndexableObject } from '../catalog/indexes.js'
+import { escapeLike, type Db, type Queryable } from '../db/db.js'
+import { Conflict, NotFound } from '../errors.js'
+import type { IndexOp, Outbox } from '../indexing/outbox.js'
+import type { Principal } from '../security/roles.js'
+import { readImage } from './blobs.js'
+import { indexableOf } from './indexable.js'
+import type { ContentType, ContentTypeRegistry } from './registry.js'
+import { CONTENT_COLUMNS as COLUMNS, idFromTitle, type ContentRow, type HistoryEntry, type Located } from './rows.js'
+import { pathParents } from './paths.js'
+import { Statement } from './statement.js'
+import type { CheckedWrite } from './validation.js'
+
+/**
+ * Where index operations go once recorded (the Solr indexer, or the queue
+ * with asynchronous indexing). While it records, every write adds its
+ * operations to the outbox in its own transaction; once that transaction
+ * committed, `deliver` sends them.
+ */
+export interface IndexOperations {
+  recording: () => boolean
+  /** Sends the pending operations of these objects; never throws (what fails stays in the outbox). */
+  deliver: (uids: string[]) => Promise<void>
+}
+
+/** What a write may do inside its transaction besides its own SQL. */
+export interface Write {
+  tx: Queryable
+  /** Writes the object's catalogue row and records its index operation. */
+  reindex: (obj: ContentRow, lineage: ContentRow[]) => Promise<void>
+  /** Records that these objects leave the indexes. */
+  unindex: (uids: string[]) => Promise<void>
+}
+
+/**
+ * The content tree in PostgreSQL: traversal and every write, each in one
+ * transaction together with its catalogue row, its index operations and
+ * its image bytes, so that a failed write changes nothing. Permissions are
+ * core/security/permissions.ts, workflow transitions core/content/transitions.ts.
+ */
+export class ContentStore {
+  private indexOperations: IndexOperations | null = null
+  private readonly catalogListeners: Array<() => void> = []
+
+  constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {}
+
+  /**
+   * Called after every committed write that changed the catalogue, before the
+   * request answers (what this process keeps of the catalogue is stale then;
+   * other processes hear of it through a notification sent in the write).
+   */
+  onCatalogChange (listener: () => void): void {
+    this.catalogListeners.push(listener)
+  }
+
+  /** Connects the indexer: from now on writes record (and deliver) their index operations. */
+  useIndexOperations (operations: IndexOperations): void {
+    this.indexOperations = operations
+  }
+
+  /**
+   * Runs a write in one transaction with what it must record in the outbox;
+   * after the commit, the request delivers them (bounded by index_timeout,
+   * and never failing the write). `recordAlways`: record even before an
+   * indexer is connected (the site's first objects, for whenever Solr is switched on).
+   */
+  async write<T> (fn: (write: Write) => Promise<T>, recordAlways = false): Promise<T> {
+    const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
+    const touched: string[] = []
+    let catalogChanged = false
+    const result = await this.db.transaction(async tx => {
+      const record = async (op: IndexOp, uids: string[]): Promise<void> => {
+        if (uids.length > 0 && !catalogChanged) {
+          catalogChanged = true
+          await this.db.notifications.notify(tx, CATALOG_CHANGED)
+        }
+        if (operations === null && !recordAlways) return
+        await this.outbox.record(tx, op, uids)
+        touched.push(...uids)
+      }
+      return await fn({
+        tx,
+        reindex: async (obj, lineage) => {
+          if (obj.path === '/') return // the site root is not catalogued (as in Plone)
+          await this.catalog.index(tx, this.typeOf(obj), indexableOf({ obj, lineage, type: this.typeOf(obj) }))
+          await record('index', [obj.uid])
+        },
+        unindex: async uids => { await record('unindex', uids) }
+      })
+    })
+    if (catalogChanged) for (const listener of this.catalogListeners) listener()
+    if (operations !== null && touched.length > 0) await operations.deliver([...new Set(touched)])
+    return result
+  }
+
+  /**
+   * The indexable form of these objects as they are now (with their
+   * lineages read in one query); objects that no longer exist are absent.
+   */
+  async indexables (uids: string[], q: Queryable = this.db): Promise<Map<string, { type: ContentType, indexable: IndexableObject }>> {
+    const result = new Map<string, { type: ContentType, indexable: IndexableObject }>()
+    for (const [uid, located] of await this.locateMany(uids, q)) {
+      if (located.obj.path !== '/') result.set(uid, { type: located.type, indexable: indexableOf(located) })
+    }
+    return result
+  }
+
+  /** These objects with their ancestors (two queries, whatever their number); objects that no longer exist are absent. */
+  async locateMany (uids: string[], q: Queryable = this.db): Promise<Map<string, Located>> {
+    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE uid = ANY($1::uuid[])`, [uids])
+    const paths = [...new Set(rows.flatMap(r => pathParents(r.path)))]
+    const { rows: ancestors } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1)`, [paths])
+    const byPath = new Map(ancestors.map(r => [r.path, r]))
+    const result = new Map<string, Located>()
+    for (const obj of rows) {
+      const lineage = pathParents(obj.path).map(p => byPath.get(p)).filter((r): r is ContentRow => r !== undefined)
+      result.set(obj.uid, { obj, lineage, type: this.typeOf(obj) })
+    }
+    return result
+  }
+
+  typeOf (obj: ContentRow): ContentType {
+    const type = this.types.get(obj.portal_type)
+    if (type === undefined) throw new Error(`Object ${obj.path} has the unknown type '${obj.portal_type}'`)
+    return type
+  }
+
+  /** The object at `path` with its ancestors; when it does not exist, the nearest existing ancestor's lineage. */
+  async locate (path: string, q: Queryable = this.db): Promise<{ found: Located | null, nearest: ContentRow[] }> {
+    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)])
+    // A gap in the chain means a missing ancestor: only the unbroken prefix counts.
+    const lineage: ContentRow[] = []
+    for (const expected of pathParents(path)) {
+      const row = rows.find(r => r.path === expected)
+      if (row === undefined) break
+      lineage.push(row)
+    }
+    const obj = lineage[lineage.length - 1]
+    if (obj === undefined || obj.path !== path) return { found: null, nearest: lineage }
+    return { found: { obj, lineage, type: this.typeOf(obj) }, nearest: lineage }
+  }
+
+  /**
+   * Creates an object in `parent`; its id comes from the title unless given
+   * (409 when a given id is taken). Creates in one folder run side by side:
+   * the position comes from the folder's counter (one short statement), the
+   * id is tried and, when another create took it meanwhile, the next free one.
+   */
+  async create (parent: Located, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
+    const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+    const base = write.id ?? idFromTitle(String(data.title ?? type.name))
+    const position = await this.nextPosition(parent)
+    let id = base
+    for (let attempt = 0; ; attempt++) {
+      const now = new Date()
+      const obj: ContentRow = {
+        uid: randomUUID(),
+        parent_uid: parent.obj.uid,
+        id,
+        path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}`,
+        portal_type: type.name,
+        review_state: type.workflow?.initial ?? null,
+        owner: who.userId,
+        creators: who.userId !== null ? [who.userId] : [],
+        local_roles: {},
+        position,
+        created: now,
+        modified: now,
+        data
+      }
+      const created: Located = { obj, lineage: [...parent.lineage, obj], type }
+      try {
+        await this.writeOne(created, p => `INSERT INTO content (${COLUMNS})
+          VALUES (${[obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner, obj.creators,
+            JSON.stringify(obj.local_roles), obj.position, obj.created, obj.modified, JSON.stringify(obj.data)].map(p).join(', ')}) RETURNING uid`, {
+          history: type.workflow !== null ? { action: null, actor: who.userId, comments: '', review_state: type.workflow.initial, time: now } : undefined,
+          write
+        })
+        return created
+      } catch (err) {
+        const { code, constraint } = err as { code?: string, constraint?: string }
+        // The folder went while the request ran.
+        if (code === '23503') throw NotFound(parent.obj.path, `${parent.obj.path} was deleted while the request ran.`)
+        const idTaken = code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
+        if (!idTaken) throw err
+        if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
+        if (attempt >= 50) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
+        id = await this.freeId(parent, base, attempt + 1)
+      }
+    }
+  }
+
+  /** The folder's next position, from its counter (started from its highest position when missing, as after a crash). */
+  private async nextPosition (parent: Located): Promise<number> {
+    const { rows: [{ position }] } = await this.db.query<{ position: number }>(`INSERT INTO folder_positions (parent_uid, next)
+      VALUES ($1, (SELECT COALESCE(max(position), -1) + 2 FROM content WHERE parent_uid = $1))
+      ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`, [parent.obj.uid])
+    return position
+  }
+
+  /**
+   * A free id of `base`, `base-1`, `base-2` …: the first one after one lost
+   * race, then one of the first `spread` free ones (creates with one title
+   * that raced once would otherwise all try the same next one again).
+   */
+  private async freeId (parent: Located, base: string, spread: number): Promise<string> {
+    const { rows } = await this.db.query<{ id: string }>("SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
+    const used = new Set(rows.map(r => r.id))
+    const free: string[] = []
+    for (let n = 0; free.length < Math.min(spread, 10); n++) {
+      const id = n === 0 ? base : `${base}-${n}`
+      if (!used.has(id)) free.push(id)
+    }
+    return free[Math.floor(Math.random() * free.length)]
+  }
+
+  /**
+   * Changes an object: `prepare` checks the request against the object as it
+   * is now (permissions, If-Match, validation) and returns the write, which is
+   * merged into that state and written only if nobody changed the object
+   * meanwhile; otherwise the object is read again and `prepare` runs again on
+   * the newer state. No change is merged into a state that another replaced.
+   */
+  async update (located: Located, prepare: (current: Located, q: Queryable) => Promise<CheckedWrite>): Promise<Located> {
+    return await this.changeOptimistically(located, async current => {
+      const write = await prepare(current, this.db)
+      const data: Record<string, unknown> = { ...current.obj.data }
+      for (const [key, value] of Object.entries(write.values)) {
+        if (value === null) delete data[key]
+        else data[key] = value
+      }
+      return { changes: { data }, write }
+    })
+  }
+
+  /**
+   * The read-check-write cycle of every change of an existing object:
+   * `change` computes the new state from the current one; the write happens
+   * only if the object's `modified` is still the one read (a version check),
+   * else the object is read again and `change` runs again.
+   */
+  async changeOptimistically (located: Located, change: (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry }>): Promise<Located> {
+    let current = located
+    for (let attempt = 0; ; attempt++) {
+      const { changes, write, history } = await change(current)
+      // Strictly later than the last change, so that ETags (and Solr's sync check) see every change.
+      const modified = new Date(Math.max(Date.now(), current.obj.modified.getTime() + 1))
+      const obj: ContentRow = { ...current.obj, ...changes, modified }
+      const next: Located = { obj, lineage: [...current.lineage.slice(0, -1), obj], type: current.type }
+      const written = await this.writeOne(next, p => `UPDATE content SET data = ${p(JSON.stringify(obj.data))}, review_state = ${p(obj.review_state)}, modified = ${p(modified)}
+        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} RETURNING uid`,
+      // The history entry's time is the change's: the history and `modified` agree.
+      { write, history: history !== undefined ? { ...history, time: modified } : undefined })
+      if (written) return next
+      const { found } = await this.locate(located.obj.path)
+      if (found === null || found.obj.uid !== located.obj.uid) throw NotFound(located.obj.path, `${located.obj.path} was deleted while the request ran.`)
+      if (attempt >= 50) throw Conflict(`${located.obj.path} changes too often to be changed now; try again.`)
+      current = found
+    }
+  }
+
+  /**
+   * One write of one object as one statement: the row's change (`changed`,
+   * returning its uid when it changed something), its history entry, its
+   * images, its catalogue row, its index operation and the notification that
+   * the catalogue changed — all or nothing, one round trip. After it, as
+   * every write: this process's listeners, and the delivery of the operation.
+   */
+  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string, extras: { write?: CheckedWrite, history?: HistoryEntry }): Promise<boolean> {
+    const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
+    const statement = new Statement()
+    const { p } = statement
+    statement.with('changed', changed(p))
+    const { history, write } = extras
+    if (history !== undefined) {
+      statement.with('history', `INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
+        SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
+          ${p(history.action)}, ${p(history.actor)}, ${p(history.comments)}, ${p(history.review_state)}, ${p(history.time)} FROM changed`)
+    }
+    for (const [i, [field, image]] of [...write?.images ?? []].entries()) {
+      statement.with(`image${i}`, `INSERT INTO blobs (uid, field, bytes) SELECT uid, ${p(field)}, ${p(image.bytes)} FROM changed
+        ON CONFLICT (uid, field) DO UPDATE SET bytes = EXCLUDED.bytes`)
+    }
+    const cleared = Object.entries(write?.values ?? {}).filter(([, value]) => value === null).map(([field]) => field)
+    if (cleared.length > 0) statement.with('cleared', `DELETE FROM blobs WHERE uid IN (SELECT uid FROM changed) AND field = ANY(${p(cleared)}::text[])`)
+    if (result.obj.path !== '/') statement.with('catalogued', this.catalog.upsertFrom('changed', p, result.type, indexableOf(result)))
+    if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
+    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED)} FROM changed`), statement.params)
+    if (rows.length === 0) return false
+    for (const listener of this.catalogListeners) listener()
+    if (operations !== null) await operations.deliver([result.obj.uid])
+    return true
+  }
+
+  async remove (located: Located): Promise<void> {
+    await this.write(async ({ tx, unindex }) => {
+      // Children, catalogue rows, history and blobs go with it (ON DELETE CASCADE); each leaves Solr too.
+      const { rows } = await tx.query<{ uid: string }>("SELECT uid FROM content WHERE path = $1 OR path LIKE $2 || '/%'",
+        [located.obj.path, escapeLike(located.obj.path)])
+      await unindex(rows.map(r => r.uid))
+      await tx.query('DELETE FROM content WHERE uid = $1', [located.obj.uid])
+    })
+  }
+
+  async image (uid: string, field: string): Promise<Buffer | null> {
+    return await readImage(this.db, uid, field)
+  }
+}

@@ -1,0 +1,178 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { Field } from './declaration.js'
+import { PayloadTooLarge, ValidationFailed, type FieldError } from '../errors.js'
+import { NotAnImage, checkImageStructure } from './image/structure.js'
+import type { ContentType } from './registry.js'
+import { textLength, toRichText } from './richtext.js'
+
+/**
+ * Keys a client may send back from what it read: ignored on writes (docs/api.md, "Decisions"),
+ * like every key that starts with `@`.
+ */
+const READ_ONLY_KEYS = new Set([
+  'UID', 'created', 'modified', 'review_state', 'creators', 'contributors', 'is_folderish', 'parent', 'layout',
+  'items', 'items_total', 'batching', 'type_title', 'lock', 'version', 'language', 'allow_discussion', 'exclude_from_nav',
+  'previous_item', 'next_item', 'rights', 'changeNote', 'versioning_enabled', 'working_copy', 'working_copy_of', 'relatedItems'
+])
+
+export interface ImageUpload { bytes: Buffer, meta: ImageMeta }
+export interface ImageMeta { filename: string | null, 'content-type': string, size: number, width: number, height: number }
+
+/** A checked write: the values to store (`null` clears) and the binaries to keep apart. */
+export interface CheckedWrite {
+  values: Record<string, unknown>
+  images: Map<string, ImageUpload>
+  /** An explicit `id` (create only). */
+  id?: string
+}
+
+export interface WriteContext {
+  mode: 'create' | 'update'
+  /** Stored data (update), for invariants across fields. */
+  stored: Record<string, unknown>
+  /** Current tokens of a vocabulary. */
+  tokens: (vocabulary: string) => Promise<string[]>
+  imageMaxBytes: number
+}
+
+const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
+
+/** TypeBox's messages, as sentences. */
+function sentence (message: string): string {
+  const text = message.replace(/^must /, 'Must ')
+  return text.endsWith('.') ? text : `${text}.`
+}
+
+/**
+ * Checks that an upload is a whole image of an accepted format (its declared
+ * content type is not trusted: the bytes decide) and describes it.
+ */
+async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[]): Promise<ImageUpload | null> {
+  const bytes = Buffer.from(value.data, 'base64')
+  if (bytes.length > maxBytes) throw PayloadTooLarge(`The image '${name}' is ${bytes.length} bytes; at most ${maxBytes} are accepted.`)
+  try {
+    const { contentType, width, height } = await checkImageStructure(bytes)
+    return { bytes, meta: { filename: value.filename ?? null, 'content-type': contentType, size: bytes.length, width, height } }
+  } catch (err) {
+    if (!(err instanceof NotAnImage)) throw err
+    errors.push(fieldError(name, err.message))
+    return null
+  }
+}
+
+/** The date-time format admits year 0, which PostgreSQL (and Plone's DateTime) do not. */
+function storableDate (value: string): boolean {
+  const year = new Date(value).getUTCFullYear()
+  return year >= 1 && year <= 9999
+}
+
+/** The form a GET gives an image (`download`, no `data`): sent back, it changes nothing. */
+function isImageAsRead (field: Field, value: unknown): boolean {
+  return field.kind === 'image' && typeof value === 'object' && value !== null && !('data' in value) && 'download' in value
+}
+
+/** Normalises one field value after its schema check; pushes errors. */
+async function normalise (name: string, field: Field, value: unknown, ctx: WriteContext, errors: FieldError[], images: Map<string, ImageUpload>): Promise<unknown> {
+  if (field.kind === 'richtext') {
+    const raw = value as string | { data: string, 'content-type'?: string }
+    const mime = typeof raw === 'string' ? 'text/html' : raw['content-type'] ?? 'text/html'
+    if (mime !== 'text/html' && mime !== 'text/plain') {
+      errors.push(fieldError(name, `Content type '${mime}' is not accepted; use text/html or text/plain.`))
+      return undefined
+    }
+    const rich = toRichText(raw)
+    const length = textLength(rich.data)
+    if (field.maxTextLength !== undefined && length > field.maxTextLength) {
+      errors.push(fieldError(name, `Text is too long: ${length} characters; at most ${field.maxTextLength} are allowed.`))
+    }
+    return rich
+  }
+  if (field.kind === 'image') {
+    const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors)
+    if (upload !== null) images.set(name, upload)
+    return upload?.meta
+  }
+  if (field.vocabulary !== undefined) {
+    const tokens = await ctx.tokens(field.vocabulary)
+    const values = Array.isArray(value) ? [...new Set(value as string[])] : [value as string]
+    // A term taken out of an editable vocabulary stays valid where it is stored, so a client can send back what it read.
+    const stored = [ctx.stored[name]].flat()
+    const wrong = values.filter(v => !tokens.includes(v) && !stored.includes(v))
+    if (wrong.length > 0) {
+      errors.push(fieldError(name, `${wrong.map(w => `'${w}'`).join(', ')} is not one of ${tokens.map(t => `'${t}'`).join(', ')}.`))
+    }
+    return Array.isArray(value) ? values : value
+  }
+  if (field.format === 'date-time' && !storableDate(value as string)) {
+    errors.push(fieldError(name, `Invalid date: ${String(value)} (years 1 to 9999).`))
+    return undefined
+  }
+  if (typeof value === 'string' && field.type === 'string' && field.format === undefined) {
+    const trimmed = value.trim()
+    if (name === 'title' && trimmed === '') errors.push(fieldError(name, 'Required input is missing.'))
+    return trimmed
+  }
+  return value
+}
+
+/**
+ * Checks a create or update body against a content type: unknown keys, each
+ * field's schema, vocabularies, rich-text and image rules, required fields and
+ * the type's invariants. Every problem is reported at once.
+ */
+export async function checkWrite (type: ContentType, body: unknown, ctx: WriteContext): Promise<CheckedWrite> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw ValidationFailed([{ message: 'The request body must be a JSON object.', error: 'ValidationError' }])
+  }
+  const errors: FieldError[] = []
+  const values: Record<string, unknown> = {}
+  const images = new Map<string, ImageUpload>()
+  let id: string | undefined
+  for (const [key, value] of Object.entries(body)) {
+    if (key.startsWith('@') || READ_ONLY_KEYS.has(key)) continue
+    if (key === 'id') {
+      if (ctx.mode === 'update') continue
+      if (typeof value !== 'string' || !/^[a-z0-9][a-z0-9._-]{0,254}$/i.test(value) || value.startsWith('++')) {
+        errors.push(fieldError('id', 'An id is 1 to 255 letters, digits, dots, dashes or underscores.'))
+      } else id = value
+      continue
+    }
+    const field = type.fields.get(key)
+    if (field === undefined) {
+      errors.push(fieldError(key, `Unknown field '${key}' for type '${type.name}'.`))
+      continue
+    }
+    if (isImageAsRead(field, value)) continue
+    if (value === null) {
+      if (type.required.has(key)) errors.push(fieldError(key, `${key} is a required field. Setting it to null is not allowed.`))
+      else values[key] = null
+      continue
+    }
+    const validator = type.validators.get(key)!
+    if (!validator.Check(value)) {
+      const first = validator.Errors(value)[0]
+      errors.push(fieldError(key, sentence(first?.message ?? 'Invalid value')))
+      continue
+    }
+    const normalised = await normalise(key, field, value, ctx, errors, images)
+    if (normalised !== undefined) values[key] = normalised
+  }
+  if (ctx.mode === 'create') {
+    for (const name of type.required) {
+      if (!Object.hasOwn(body, name) && !errors.some(e => e.field === name)) errors.push(fieldError(name, 'Required input is missing.'))
+    }
+  }
+  // Invariants see the valid part of the write, so that every problem is reported at once;
+  // a field that already has an error is not blamed twice.
+  const merged: Record<string, unknown> = { ...ctx.stored, ...values }
+  for (const invariant of type.invariants) {
+    errors.push(...invariant(merged).filter(e => !errors.some(known => known.field !== undefined && known.field === e.field)))
+  }
+  if (errors.length > 0) throw ValidationFailed(errors)
+  return { values, images, ...(id !== undefined ? { id } : {}) }
+}
+
+/** The fields whose value the write changes, compared with what is stored. */
+export function changedFields (values: Record<string, unknown>, stored: Record<string, unknown>): string[] {
+  return Object.keys(values).filter(k => !isDeepStrictEqual(values[k] ?? null, stored[k] ?? null))
+}

@@ -1,0 +1,155 @@
+import type { Logger } from '../log.js'
+import pg from 'pg'
+import { ConnectionFaults, endsConnection, type FaultReport } from './faults.js'
+import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.js'
+import type { Queryable } from './queryable.js'
+
+/** Text matched literally inside a LIKE pattern (backslash is PostgreSQL's default escape character). */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, c => '\\' + c)
+
+export type { Queryable } from './queryable.js'
+
+/**
+ * The database the service talks to: a real PostgreSQL through `pg`, or the
+ * same SQL on an embedded PostgreSQL (PGlite). Everything above this file is
+ * written once against this interface.
+ */
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'embedded'
+  /** Runs `fn` in one transaction: it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  /** Runs a script of several statements (migrations). */
+  exec(sql: string): Promise<void>
+  /** The connection failures since start (none for the embedded database, which has no connections). */
+  faults(): FaultReport
+  /** Changes other processes made to what this one keeps in memory (core/db/notifications.ts). */
+  readonly notifications: Notifications
+  close(): Promise<void>
+}
+
+// timestamptz and date come back as ISO strings in both drivers' results only
+// if asked; we keep them as Date objects (pg's default) and serialize at the edge.
+pg.types.setTypeParser(20, (v: string) => Number(v)) // int8 (count(*)) as a number
+
+/** A statement that only reads: when its connection ends, nothing it did can have been committed. */
+const reads = (sql: string): boolean => /^\s*select\b/i.test(sql)
+
+/** How long a request waits for a connection (ms): a new one to a server that answers takes milliseconds. */
+const CONNECT_TIMEOUT_MS = 5_000
+
+/**
+ * Queries and transactions on a pool of PostgreSQL connections. PostgreSQL may
+ * end a connection at any time (pg_terminate_backend, a restart, a failover,
+ * the network): the operation using it fails with DatabaseUnavailable, the
+ * pool replaces the connection, and the process goes on.
+ */
+export function createPostgres (connectionString: string, log: Logger, applicationName = 'talks'): Db {
+  // A server that does not answer at all (a blackholed host) must fail a request with 503, not hang it.
+  // An application_name in the connection string wins (pg reads it last).
+  const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: applicationName })
+  const faults = new ConnectionFaults(log)
+  const notifications = postgresNotifications(connectionString, applicationName, log, (connection, err) => { faults.lost(connection, err) })
+  /** The first error of each client whose connection ended. */
+  const ended = new WeakMap<pg.PoolClient, Error>()
+  // Every client listens for errors from the moment it is connected until it is gone: pg-pool
+  // listens on idle clients only, and a client without a listener whose connection ends (between
+  // two queries of a transaction, or just as the pool hands it out) emits an error that ends the
+  // process. The 'connect' event comes before anyone can use the client.
+  pool.on('connect', client => {
+    client.on('error', err => {
+      if (!ended.has(client)) ended.set(client, err)
+      faults.lost(client, err)
+    })
+  })
+  // pg-pool re-emits the errors of idle clients (and drops them); without a listener they too would end the process.
+  pool.on('error', (err, client) => { faults.lost(client, err) })
+  const normalise = (r: pg.QueryResult): { rows: any[], rowCount: number } => ({ rows: r.rows, rowCount: r.rowCount ?? 0 })
+
+  /**
+   * Runs `work` on a client of the pool. The client goes back to the pool
+   * only when its connection works and no transaction is left open on it;
+   * otherwise it is released with the error, which makes the pool destroy it
+   * instead of handing it out again. `uncertain` tells whether a failure now
+   * would leave the outcome unknown (a COMMIT in flight).
+   */
+  async function withClient<T> (work: (client: pg.PoolClient) => Promise<T>, uncertain: () => boolean): Promise<T> {
+    let client: pg.PoolClient
+    try {
+      client = await pool.connect()
+    } catch (err) {
+      // Not connecting is never a bug of the statement: the server is down, restarting, full, or unreachable.
+      throw faults.failed(err, false)
+    }
+    let failure: Error | undefined
+    try {
+      const result = await work(client)
+      failure = ended.get(client)
+      faults.succeeded()
+      return result
+    } catch (err) {
+      // The query's own error (the server's 57P01) says more than the closed socket that follows it.
+      failure = endsConnection(err) ? err as Error : ended.get(client)
+      if (failure === undefined) throw err
+      faults.lost(client, failure)
+      throw faults.failed(failure, uncertain())
+    } finally {
+      client.release(failure ?? (client.getTransactionStatus() === 'I' ? undefined : new Error('released inside a transaction')))
+    }
+  }
+
+  return {
+    kind: 'postgres',
+    async query (sql, params) {
+      return await withClient(async client => normalise(await client.query(sql, params as unknown[])), () => !reads(sql))
+    },
+    async transaction (fn) {
+      let committing = false
+      return await withClient(async client => {
+        await client.query('BEGIN')
+        let result
+        try {
+          result = await fn({ query: async (sql, params) => normalise(await client.query(sql, params as unknown[])) })
+        } catch (err) {
+          // A connection that ended took its transaction with it. When ROLLBACK fails the
+          // client is left inside the transaction, and withClient destroys it.
+          if (!endsConnection(err)) await client.query('ROLLBACK').catch(() => {})
+          throw err
+        }
+        // The connection may end after the server committed and before it said so.
+        committing = true
+        await client.query('COMMIT')
+        return result
+      }, () => committing)
+    },
+    async exec (sql) { await withClient(async client => await client.query(sql), () => true) },
+    faults: () => faults.report(),
+    notifications,
+    async close () {
+      await notifications.close()
+      await pool.end()
+    }
+  }
+}
+
+export async function createEmbedded (dataDir: string): Promise<Db> {
+  const noFaults: FaultReport = { since: new Date().toISOString(), connections_lost: 0, operations_failed: 0, last_failure: null }
+  // Loaded lazily: the WASM build costs memory and start-up time that a
+  // deployment on a real PostgreSQL should not pay.
+  const { PGlite } = await import('@electric-sql/pglite')
+  const db = await PGlite.create(dataDir)
+  // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned.
+  const normalise = (r: { rows: any[], affectedRows?: number }): { rows: any[], rowCount: number } =>
+    ({ rows: r.rows, rowCount: r.rows.length > 0 ? r.rows.length : r.affectedRows ?? 0 })
+  return {
+    kind: 'embedded',
+    async query (sql, params) { return normalise(await db.query(sql, params as any[])) },
+    async transaction (fn) {
+      return await db.transaction(async tx => await fn({ query: async (sql, params) => normalise(await tx.query(sql, params as any[])) }))
+    },
+    async exec (sql) { await db.exec(sql) },
+    // It runs in this process: no connection to lose.
+    faults: () => noFaults,
+    notifications: await embeddedNotifications(async (channel, callback) => await db.listen(channel, callback)),
+    async close () { await db.close() }
+  }
+}

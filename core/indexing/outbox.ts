@@ -1,0 +1,121 @@
+import type { Db, Queryable } from '../db/db.js'
+
+export type IndexOp = 'index' | 'unindex'
+
+/** What a delivery read of one object's operations: the newest it covers. */
+export interface Claimed { uid: string, last: number }
+
+/** How far the index is behind, for operators. */
+export interface OutboxStatus {
+  /** Objects with operations waiting for Solr. */
+  pending: number
+  /** Objects whose document Solr refused (kept until a new operation or `retry`). */
+  refused: number
+  /** Age of the oldest pending operation: how far the index is behind. */
+  oldest_pending_seconds: number | null
+}
+
+/**
+ * The outbox: index operations recorded in the transaction of the content
+ * change (infra/migrations/003), removed only once Solr accepted them, so
+ * that none is lost while Solr or Redis is down. Operations for one object
+ * collapse: a delivery sends the object as it is now. With them, the objects
+ * Solr accepted but has not committed yet (index_unsettled, migration 007),
+ * which searches must not trust either. This module alone reads and writes
+ * these two tables.
+ */
+export class Outbox {
+  constructor (private readonly db: Db) {}
+
+  /** Inside a content write's transaction. */
+  async record (tx: Queryable, op: IndexOp, uids: string[]): Promise<void> {
+    if (uids.length > 0) await tx.query('INSERT INTO index_outbox (uid, op) SELECT unnest($1::uuid[]), $2', [uids, op])
+  }
+
+  /** The same, for the objects a CTE of the write's own statement returns (`source`, with a `uid`). */
+  recordFrom (source: string, op: IndexOp): string {
+    return `INSERT INTO index_outbox (uid, op) SELECT uid, '${op}' FROM ${source}`
+  }
+
+  /**
+   * Takes these objects for delivery inside `tx`: a transaction-scoped
+   * advisory lock per object orders concurrent deliveries (other requests,
+   * the loop, the queue's workers, other processes), in UID order so that
+   * two never wait on each other crosswise; the one that waits then reads
+   * the newer state. Returns the objects that have operations, with the
+   * newest each delivery covers.
+   */
+  async claim (tx: Queryable, uids: string[]): Promise<Claimed[]> {
+    const sorted = [...new Set(uids)].sort()
+    if (sorted.length === 0) return []
+    await tx.query('SELECT pg_advisory_xact_lock(7340010, hashtext(uid)) FROM (SELECT uid FROM unnest($1::text[]) WITH ORDINALITY AS u(uid, n) ORDER BY n) AS ordered', [sorted])
+    const { rows } = await tx.query<Claimed>('SELECT uid, max(id) AS last FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
+    return rows
+  }
+
+  /**
+   * Solr accepted the claimed operations: they go (an operation recorded
+   * meanwhile waits for its own delivery), and until `settlingMs` has passed
+   * the objects stay known as unsettled (0: committed already).
+   */
+  async acknowledge (tx: Queryable, claimed: Claimed[], settlingMs: number): Promise<void> {
+    await tx.query('DELETE FROM index_outbox o USING unnest($1::uuid[], $2::bigint[]) AS d(uid, last) WHERE o.uid = d.uid AND o.id <= d.last',
+      [claimed.map(c => c.uid), claimed.map(c => c.last)])
+    await tx.query('DELETE FROM index_unsettled WHERE settles_at < now()')
+    if (settlingMs === 0) return
+    await tx.query(`INSERT INTO index_unsettled (uid, settles_at) SELECT unnest($1::uuid[]), now() + $2 * interval '1 millisecond'
+      ON CONFLICT (uid) DO UPDATE SET settles_at = greatest(index_unsettled.settles_at, EXCLUDED.settles_at)`, [claimed.map(c => c.uid), settlingMs])
+  }
+
+  /**
+   * A delivery failed (after its transaction rolled back): its objects go to
+   * the back of the queue; when Solr refused the one document sent, its
+   * message is kept on the operations it refused (newer ones stay unmarked: they may fix it).
+   */
+  async failed (uids: string[], refused?: { claimed: Claimed, message: string }): Promise<void> {
+    await this.db.query('UPDATE index_outbox SET attempts = attempts + 1 WHERE uid = ANY($1::uuid[])', [uids])
+    if (refused !== undefined) {
+      await this.db.query('UPDATE index_outbox SET refused = $3 WHERE uid = $1 AND id <= $2', [refused.claimed.uid, refused.claimed.last, refused.message])
+    }
+  }
+
+  /** Objects with pending operations, oldest first, those Solr keeps refusing last (the background loop's order). */
+  async next (limit: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ uid: string }>(`SELECT uid FROM index_outbox GROUP BY uid ORDER BY max(attempts), min(id) LIMIT ${limit}`)
+    return rows.map(r => r.uid)
+  }
+
+  /**
+   * For the queue's relay: a page of objects with operations older than
+   * `graceMs` (younger ones are left to the request that recorded them),
+   * not refused, after the object whose first operation was `after`.
+   */
+  async page (after: number, graceMs: number, limit: number): Promise<Array<{ uid: string, first: number }>> {
+    const { rows } = await this.db.query<{ uid: string, first: number }>(
+      `SELECT uid, min(id) AS first FROM index_outbox WHERE refused IS NULL GROUP BY uid
+       HAVING min(created_at) < now() - make_interval(secs => $1) AND min(id) > $2 ORDER BY min(id) LIMIT ${limit}`,
+      [graceMs / 1000, after])
+    return rows
+  }
+
+  /** Refused operations are offered again (`npm run solr -- retry`); returns how many. */
+  async unrefuse (): Promise<number> {
+    return (await this.db.query('UPDATE index_outbox SET refused = NULL WHERE refused IS NOT NULL')).rowCount
+  }
+
+  async status (): Promise<OutboxStatus> {
+    const { rows: [outbox] } = await this.db.query<{ pending: number, refused: number, oldest: number | null }>(
+      `SELECT count(*) FILTER (WHERE NOT refused) AS pending, count(*) FILTER (WHERE refused) AS refused,
+              extract(epoch FROM now() - min(oldest) FILTER (WHERE NOT refused))::float8 AS oldest
+       FROM (SELECT bool_and(refused IS NOT NULL) AS refused, min(created_at) FILTER (WHERE refused IS NULL) AS oldest
+             FROM index_outbox GROUP BY uid) AS objects`)
+    return { pending: outbox.pending, refused: outbox.refused, oldest_pending_seconds: outbox.oldest === null ? null : Math.round(outbox.oldest) }
+  }
+}
+
+/**
+ * SQL for the objects Solr may still show as they were: with unapplied
+ * operations, or accepted and not yet committed. A subquery for the
+ * catalogue, which checks them against the caller's access (core/catalog/search.ts).
+ */
+export const STALE_IN_SOLR = 'SELECT uid FROM index_outbox UNION SELECT uid FROM index_unsettled WHERE settles_at > now()'

@@ -1,0 +1,118 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Db } from '../db/db.js'
+import { TooManyRequests, Unauthorized } from '../errors.js'
+import { dummyHash, verifyPassword } from './passwords.js'
+import type { Principal } from './roles.js'
+import { PrincipalCache, TOKEN_REVOKED } from './principal-cache.js'
+import { FailureCounts } from './throttle.js'
+
+/** `token_key` binds a token to the user record it was issued for (infra/migrations/006_token_binding.sql). */
+export interface TokenClaims { sub: string, fullname: string | null, token_key?: string, exp: number, iat: number, jti: string }
+/** Who a token is issued for. */
+export interface TokenSubject { id: string, fullname: string | null, token_key: string }
+
+export interface ThrottleLimits {
+  /** Failed logins per user (or unknown login string) in the window. */
+  perUser: number
+  /** Failed logins per client address in the window. */
+  perAddress: number
+  windowSeconds: number
+}
+
+const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex')
+
+/**
+ * Logins and the sessions they open: checking a password (throttled), the
+ * principal a verified token stands for, and revocation. Signing and
+ * verifying tokens is the web layer's (plugins/app/auth.ts): this module
+ * trusts claims it is given only once their signature was checked.
+ */
+export class Sessions {
+  private readonly failures: FailureCounts
+  private readonly principals: PrincipalCache
+
+  constructor (private readonly db: Db, private readonly limits: ThrottleLimits) {
+    this.failures = new FailureCounts(db, limits.windowSeconds * 1000)
+    this.principals = new PrincipalCache(db.notifications)
+  }
+
+  /**
+   * The user a login string and password name, or 401 (one message for an
+   * unknown login and a wrong password, which take the same time), or 429
+   * while the user or the address is throttled — even with the right password.
+   */
+  async login (login: string, password: string, address: string): Promise<TokenSubject> {
+    const loginKey = login.toLowerCase()
+    // User names and e-mail addresses share one namespace (core/security/users.ts),
+    // so a login string names one user at most; the order only decides for
+    // collisions created before that rule (the user name wins).
+    const { rows } = await this.db.query<TokenSubject & { password_hash: string }>(
+      'SELECT id, fullname, token_key, password_hash FROM users WHERE lower(id) = $1 OR lower(email) = $1 ORDER BY (lower(id) = $1) DESC LIMIT 1', [loginKey])
+    const user = rows[0]
+    // Failures count per user, so that its name and its e-mail address share one
+    // count; an unknown login string counts for itself, so that probing for
+    // names is throttled too. Prefixes keep the two kinds of key apart.
+    // Counted in the database: every web process throttles the same count.
+    const throttleKey = user !== undefined ? `user:${user.id}` : `unknown:${loginKey}`
+    const addressKey = `address:${address}`
+    const wait = await this.failures.retryAfter([[throttleKey, this.limits.perUser], [addressKey, this.limits.perAddress]])
+    if (wait > 0) throw TooManyRequests(wait)
+    const ok = await verifyPassword(password, user?.password_hash ?? await dummyHash())
+    if (user === undefined || !ok) {
+      await this.failures.fail([throttleKey, addressKey])
+      throw Unauthorized('Wrong login and/or password.')
+    }
+    await this.failures.reset(throttleKey)
+    return { id: user.id, fullname: user.fullname, token_key: user.token_key }
+  }
+
+  /**
+   * The principal of a token whose signature and expiry were checked: 401
+   * when it names no user, was issued for an earlier record of its user
+   * (re-created, or its password changed since), or was revoked.
+   */
+  async principal (token: string, claims: TokenClaims): Promise<Principal> {
+    // Tokens signed before tokens were bound to user records carry no key: they
+    // could outlive their user, so they are refused like any other stale token.
+    if (typeof claims.token_key !== 'string') throw Unauthorized('The authentication token is from an older version of the service. Log in again.')
+    const hash = tokenHash(token)
+    const cached = this.principals.get(hash)
+    if (cached !== undefined) return cached
+    const { rows } = await this.db.query<{ id: string, fullname: string | null, roles: string[], current: boolean, revoked: boolean }>(
+      `SELECT id, fullname, roles, token_key = $3 AS current, EXISTS (SELECT 1 FROM revoked_tokens WHERE token_hash = $2) AS revoked
+       FROM users WHERE id = $1`, [claims.sub, hash, claims.token_key])
+    const user = rows[0]
+    if (user === undefined) throw Unauthorized('The authentication token names an unknown user.')
+    if (!user.current) throw Unauthorized('The authentication token was issued before its user was re-created or changed password. Log in again.')
+    if (user.revoked) throw Unauthorized('The authentication token has been revoked (logged out).')
+    const principal = { userId: user.id, fullname: user.fullname, roles: user.roles }
+    this.principals.set(hash, principal, claims.exp * 1000)
+    return principal
+  }
+
+  /** A user changed or went: the principals of its tokens are read anew (core/security/users.ts notifies other processes). */
+  userChanged (userId: string): void {
+    this.principals.dropUser(userId)
+  }
+
+  /** Ends a token (logout, renewal) until it would have expired anyway. */
+  async revoke (token: string, expiresAt: number): Promise<void> {
+    const hash = tokenHash(token)
+    await this.db.transaction(async tx => {
+      await tx.query(`INSERT INTO revoked_tokens (token_hash, expires_at) VALUES ($1, to_timestamp($2))
+        ON CONFLICT (token_hash) DO NOTHING`, [hash, expiresAt])
+      await this.db.notifications.notify(tx, TOKEN_REVOKED, hash)
+    })
+    this.principals.drop(hash)
+    await this.db.query('DELETE FROM revoked_tokens WHERE expires_at < now()')
+  }
+}
+
+/** The secret tokens are signed with: the configured one, else one generated at first start and kept in the database. */
+export async function tokenSecret (db: Db, configured: string): Promise<string> {
+  if (configured !== '') return configured
+  await db.query('INSERT INTO settings (key, value) VALUES (\'jwt_secret\', $1) ON CONFLICT (key) DO NOTHING',
+    [JSON.stringify(randomBytes(48).toString('base64url'))])
+  const { rows } = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = \'jwt_secret\'')
+  return rows[0].value
+}

@@ -1,0 +1,122 @@
+import type { Db, Queryable } from '../db/db.js'
+import { Conflict } from '../errors.js'
+import { hashPassword } from './passwords.js'
+import { USER_CHANGED } from './principal-cache.js'
+
+export interface UserRecord { id: string, email: string | null, fullname: string | null, roles: string[], created: Date }
+export interface NewUser { username: string, email: string, password: string, fullname?: string, roles?: string[] }
+export interface UserChanges { email?: string, password?: string, fullname?: string, roles?: string[] }
+
+const COLUMNS = 'id, email, fullname, roles, created'
+
+/** The user `admin`, created at first start: it always keeps the Manager role and cannot be deleted. */
+export const ADMIN_USER = 'admin'
+
+/**
+ * The users: their records, and the one rule that spans them — user names
+ * and e-mail addresses form one login namespace. Who may do what with them
+ * is the caller's business (plugins/routes/users.ts).
+ */
+export class Users {
+  private readonly listeners: Array<(id: string) => void> = []
+
+  constructor (private readonly db: Db) {}
+
+  /** Creates `admin` (Manager) unless it exists; true when it was created now. */
+  async ensureAdmin (password: string): Promise<boolean> {
+    // Looked up first: every start would otherwise pay for a password hash it throws away.
+    if ((await this.db.query('SELECT 1 FROM users WHERE id = $1', [ADMIN_USER])).rowCount > 0) return false
+    const created = await this.db.query(`INSERT INTO users (id, fullname, password_hash, roles) VALUES ($1, 'Administrator', $2, '{Manager}')
+      ON CONFLICT (id) DO NOTHING`, [ADMIN_USER, await hashPassword(password)])
+    return created.rowCount > 0
+  }
+
+  /** Every user, or those whose id, name or e-mail contains `text`, by id. */
+  async list (text?: string): Promise<UserRecord[]> {
+    const { rows } = await this.db.query<UserRecord>(`SELECT ${COLUMNS} FROM users
+      WHERE $1::text IS NULL OR id ILIKE '%' || $1 || '%' OR fullname ILIKE '%' || $1 || '%' OR email ILIKE '%' || $1 || '%' ORDER BY id`, [text ?? null])
+    return rows
+  }
+
+  async get (id: string): Promise<UserRecord | undefined> {
+    return (await this.db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id])).rows[0]
+  }
+
+  /** 409 when the user name or the e-mail address is a login of another user. */
+  async create (user: NewUser): Promise<UserRecord> {
+    const passwordHash = await hashPassword(user.password) // before the lock: scrypt takes its time
+    return await this.db.transaction(async tx => {
+      await this.claimLogins(tx, user.username, user.email)
+      // The unique indexes still catch a writer that did not take the lock.
+      const result = await tx.query<UserRecord>(`INSERT INTO users (id, email, fullname, password_hash, roles) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+      [user.username, user.email, user.fullname ?? null, passwordHash, user.roles ?? ['Member']])
+      if (result.rowCount === 0) throw Conflict(`The user name '${user.username}' or the e-mail address is taken.`)
+      return result.rows[0]
+    })
+  }
+
+  /**
+   * Changes a user; false when there is none. A new password draws a new
+   * token key: every token of the user ends at once (core/security/sessions.ts).
+   */
+  async update (id: string, changes: UserChanges): Promise<boolean> {
+    const hash = changes.password !== undefined ? await hashPassword(changes.password) : null
+    return await this.changing(id, async tx => {
+      if (changes.email !== undefined) await this.claimLogins(tx, null, changes.email, id)
+      const { rowCount } = await tx.query(`UPDATE users SET email = COALESCE($2, email), fullname = COALESCE($3, fullname),
+        password_hash = COALESCE($4, password_hash), roles = COALESCE($5, roles),
+        token_key = CASE WHEN $4::text IS NULL THEN token_key ELSE gen_random_uuid()::text END WHERE id = $1`,
+      [id, changes.email ?? null, changes.fullname ?? null, hash, changes.roles ?? null])
+      return rowCount > 0
+    })
+  }
+
+  /** False when there is no such user. Its tokens end with it (they name a record that is gone). */
+  async remove (id: string): Promise<boolean> {
+    return await this.changing(id, async tx => (await tx.query('DELETE FROM users WHERE id = $1', [id])).rowCount > 0)
+  }
+
+  /**
+   * Changes a user in a transaction. What other processes keep of the user
+   * (the principals of its tokens) ends with its commit (a notification);
+   * what this process keeps, right after the commit, before it answers.
+   */
+  private async changing<T> (id: string, change: (tx: Queryable) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(async tx => {
+      const changed = await change(tx)
+      await this.db.notifications.notify(tx, USER_CHANGED, id)
+      return changed
+    })
+    this.listeners.forEach(listener => { listener(id) })
+    return result
+  }
+
+  /** Called with the id of every user this process changes or deletes. */
+  onChange (listener: (id: string) => void): void {
+    this.listeners.push(listener)
+  }
+
+  /**
+   * @login accepts a user name or an e-mail address, case-insensitively, so
+   * all of them form one namespace: a new user name or e-mail address may be
+   * no other user's user name or e-mail address, or a login string would name
+   * two users and one of them could no longer log in. No unique index spans
+   * two columns of different rows, so the writers of login strings (creating
+   * a user, changing an e-mail address) take one transaction-scoped advisory
+   * lock, check, and write before it is released at commit: of two concurrent
+   * writes, the second sees the first. The unique indexes of
+   * 002_unique_logins.sql stay as the database's own guard within each column.
+   */
+  private async claimLogins (tx: Queryable, username: string | null, email: string | null, except: string | null = null): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(7340004)')
+    const { rows } = await tx.query<{ id: string, email: string | null }>(
+      `SELECT id, email FROM users WHERE (lower(id) IN (lower($1), lower($2)) OR lower(email) IN (lower($1), lower($2)))
+       AND id IS DISTINCT FROM $3 LIMIT 1`, [username, email, except])
+    const taken = rows[0]
+    if (taken === undefined) return
+    const takenBy = (login: string): boolean => [taken.id, taken.email].some(held => held?.toLowerCase() === login.toLowerCase())
+    if (username !== null && takenBy(username)) throw Conflict(`The user name '${username}' is taken: another user logs in with it.`)
+    throw Conflict(`The e-mail address '${String(email)}' is taken: another user logs in with it.`)
+  }
+}

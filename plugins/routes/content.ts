@@ -1,0 +1,145 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import Type from 'typebox'
+import { callerOf, denied, requireContext } from '../support/access.js'
+import { batchOf } from '../../core/query/paging.js'
+import type { Located } from '../../core/content/rows.js'
+import type { Queryable } from '../../core/db/db.js'
+import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../../core/errors.js'
+import { Permission } from '../../core/security/roles.js'
+import { changedFields, checkWrite, type CheckedWrite } from '../../core/content/validation.js'
+import { addressOf } from '../support/url.js'
+import { urlOf } from '../../core/content/urls.js'
+import { parseZopeQuery } from '../../core/query/zope.js'
+import { can } from '../../core/security/permissions.js'
+
+const etagOf = (located: Located): string => `"${located.obj.uid.slice(0, 8)}-${located.obj.modified.getTime()}"`
+
+const errorResponses = Object.fromEntries([400, 401, 403, 404, 405, 409, 413, 415].map(s => [s, { $ref: 'Error#' }]))
+const ContentBody = Type.Object({ '@type': Type.Optional(Type.String()) }, {
+  additionalProperties: true,
+  description: 'Fields of the content type (see GET @types/<type> for its JSON Schema)'
+})
+const ContentObject = Type.Object({ '@id': Type.String(), '@type': Type.String(), UID: Type.String() }, { additionalProperties: true })
+const docs = (summary: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  summary: `${summary} (on any content path)`, tags: ['content'], security: [{ bearer: [] }], ...extra
+})
+
+/** Refuses changes to fields whose write permission the caller lacks; sending the stored value back is fine. */
+function checkWritePermissions (request: FastifyRequest, located: Pick<Located, 'lineage' | 'type'>, write: CheckedWrite, stored: Record<string, unknown>): void {
+  for (const name of changedFields(write.values, stored)) {
+    const permission = located.type.fields.get(name)?.writePermission
+    if (permission !== undefined && !can(request.principal, permission, located)) {
+      throw Forbidden(`Changing '${name}' needs the permission '${permission}'.`)
+    }
+  }
+}
+
+/**
+ * Content CRUD on any path (docs/api.md, "Endpoints"): GET an object or folder, POST to a
+ * folder, PATCH and DELETE an object, and `@@download/<field>` for images.
+ */
+export default fp(async fastify => {
+  const { content, serializer, contentTypes: types, vocabularies } = fastify
+  /** What validation reads besides the body; `q` is the write's transaction when it holds a lock (no second connection then). */
+  const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): Parameters<typeof checkWrite>[2] => ({
+    mode, stored, tokens: async name => await vocabularies.tokens(name, q), imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
+  })
+
+  async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const located = await requireContext(content, request)
+    const body = serializer.object(request.baseUrl, located)
+    if (located.type.folderish) {
+      const query = parseZopeQuery(new URL(request.url, 'http://x').searchParams)
+      const listing = await fastify.listings.fromCatalog(callerOf(request), {
+        criteria: { path: { query: located.obj.path, depth: 1 } },
+        sortOn: ['getObjPositionInParent'],
+        descending: false,
+        batch: batchOf(query),
+        metadataFields: serializer.metadataFields(query.metadata_fields),
+        fullobjects: query.fullobjects !== undefined
+      })
+      Object.assign(body, listing)
+    }
+    void reply.header('etag', etagOf(located))
+    return body
+  }
+
+  async function postContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const parent = await requireContext(content, request)
+    // As in Plone: no POST service on items, then the add permission, then the body.
+    if (!parent.type.folderish) throw MethodNotAllowed(`${parent.obj.path} is not a folder; content can only be added to folders.`)
+    if (!can(request.principal, Permission.Add, parent)) throw denied(request, `You may not add content to ${parent.obj.path}.`)
+    const body = request.body as Record<string, unknown> | null
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw BadRequest('The request body must be a JSON object.')
+    const typeName = body['@type']
+    if (typeof typeName !== 'string' || typeName === '') throw BadRequest("Property '@type' is required.")
+    const type = types.get(typeName)
+    if (type === undefined || type === types.siteRoot) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
+    if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${typeName}.`)
+    const write = await checkWrite(type, body, writeContext({}, 'create'))
+    checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
+    const created = await content.create(parent, type, write, request.principal)
+    const url = urlOf(request.baseUrl, created.obj.path)
+    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(serializer.object(request.baseUrl, created))
+  }
+
+  async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const located = await requireContext(content, request, Permission.Modify)
+    if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
+    const ifMatch = request.headers['if-match']
+    // Checked against the object as it is under its lock: a concurrent edit or
+    // transition may have changed what the caller may do and what the body means.
+    const updated = await content.update(located, async (current, tx) => {
+      if (!can(request.principal, Permission.Modify, current)) {
+        throw denied(request, `You lack the permission '${Permission.Modify}' on ${current.obj.path}.`)
+      }
+      const write = await checkWrite(current.type, request.body, writeContext(current.obj.data, 'update', tx))
+      checkWritePermissions(request, current, write, current.obj.data)
+      if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.split(',').map(s => s.trim().replace(/^W\//, '')).includes(etagOf(current))) {
+        throw Conflict('The object was changed since you read it (If-Match does not match its ETag).')
+      }
+      return write
+    })
+    void reply.header('etag', etagOf(updated))
+    if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
+      return reply.code(200).send(serializer.object(request.baseUrl, updated))
+    }
+    return reply.code(204).send()
+  }
+
+  async function deleteContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const located = await requireContext(content, request, Permission.Delete)
+    if (located.obj.path === '/') throw MethodNotAllowed('The site root cannot be deleted.')
+    await content.remove(located)
+    return reply.code(204).send()
+  }
+
+  const routes = [
+    { method: 'GET' as const, handler: getContent, schema: docs('Read an object; folders include their items', { response: { 200: ContentObject, ...errorResponses } }) },
+    { method: 'POST' as const, handler: postContent, schema: docs('Create an object in a folder', { body: ContentBody, response: { 201: ContentObject, ...errorResponses } }) },
+    { method: 'PATCH' as const, handler: patchContent, schema: docs('Change fields of an object (204, or 200 with Prefer: return=representation)', { body: ContentBody, response: { 200: ContentObject, 204: Type.Null(), ...errorResponses } }) },
+    { method: 'DELETE' as const, handler: deleteContent, schema: docs('Delete an object and everything inside it', { response: { 204: Type.Null(), ...errorResponses } }) }
+  ]
+  for (const route of routes) {
+    fastify.route({ method: route.method, url: '/', handler: route.handler, schema: { ...route.schema, hide: true } })
+    fastify.route({ method: route.method, url: '/*', handler: route.handler, schema: route.schema })
+  }
+
+  fastify.get('/@@download/:field', {
+    config: { binary: true },
+    schema: { summary: 'The bytes of an image field (on any content path)', tags: ['content'], params: Type.Object({ field: Type.String() }) }
+  }, async (request, reply) => {
+    const located = await requireContext(content, request)
+    const { field } = request.params as { field: string }
+    // Only a declared image field names stored data: `field` comes from the URL.
+    const isImage = located.type.fields.get(field)?.kind === 'image' && Object.hasOwn(located.obj.data, field)
+    const meta = isImage ? located.obj.data[field] as { 'content-type'?: string, filename?: string | null } : undefined
+    const bytes = meta !== undefined ? await content.image(located.obj.uid, field) : null
+    if (bytes === null || meta === undefined) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
+    const filename = (meta.filename ?? field).replace(/[^\w.-]/g, '_')
+    return reply.type(meta['content-type'] ?? 'application/octet-stream')
+      .header('content-disposition', `inline; filename="${filename}"`)
+      .send(bytes)
+  })
+}, { name: 'content-routes', dependencies: ['content', 'auth', 'http'] })

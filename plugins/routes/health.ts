@@ -1,0 +1,68 @@
+import fp from 'fastify-plugin'
+import Type from 'typebox'
+
+/** A load balancer's probe must not hang on a backend that does not answer (ms). */
+const CHECK_TIMEOUT_MS = 1_000
+
+type Check = 'ok' | 'down' | 'off'
+
+async function check (probe: () => Promise<unknown>): Promise<Check> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error('timeout')) }, CHECK_TIMEOUT_MS) })
+  try {
+    await Promise.race([probe(), timeout])
+    return 'ok'
+  } catch {
+    return 'down'
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const Status = Type.Union([Type.Literal('ok'), Type.Literal('down'), Type.Literal('off')])
+const Health = Type.Object({
+  status: Type.String(),
+  postgres: Status,
+  solr: Status,
+  redis: Status,
+  database: Type.Optional(Type.Object({
+    since: Type.String({ description: 'when the process started counting' }),
+    connections_lost: Type.Integer({ description: 'open connections that PostgreSQL (or the network) ended under the service' }),
+    operations_failed: Type.Integer({ description: 'queries and transactions that failed for want of a connection (requests answered 503, index jobs retried)' }),
+    last_failure: Type.Union([Type.Null(), Type.Object({ at: Type.String(), reason: Type.String({ description: 'SQLSTATE and its name, or the socket error' }) })])
+  }, { description: 'with ?verbose: what happened to the database connections since start' }))
+})
+/** As for the other flags of the API (`?check`): present means on, unless it says false. */
+const flag = (value: string | undefined): boolean => value !== undefined && value !== 'false' && value !== '0'
+
+/**
+ * `GET @health` (anyone) for load balancers: PostgreSQL, Solr and Redis,
+ * each `ok`, `down` or `off` (not configured). 200 as long as PostgreSQL
+ * answers, because that is all a request needs: with Solr down searches fall
+ * back to the catalogue and writes keep their index operations in the
+ * outbox, with Redis down too. Taking the process out of the pool then
+ * would turn a degraded search into an outage. 503 when PostgreSQL does not
+ * answer; `status` is `degraded` when Solr or Redis is down. `?verbose`
+ * adds what happened to the database connections since start (lost
+ * connections, failed operations, the last failure and why), for operators:
+ * the default body stays what load balancers and monitors match.
+ */
+export default fp(async fastify => {
+  fastify.get('/@health', {
+    schema: {
+      summary: 'Health of the service and its backends (for load balancers): 200 while PostgreSQL answers, else 503',
+      tags: ['service'],
+      querystring: Type.Object({ verbose: Type.Optional(Type.String()) }),
+      response: { 200: Health, 503: Health }
+    }
+  }, async (request, reply) => {
+    const [postgres, solr, redis] = await Promise.all([
+      check(async () => await fastify.db.query('SELECT 1')),
+      fastify.solr.active() ? check(async () => { await fastify.solr.client.ping() }) : 'off' as const,
+      fastify.indexing !== null ? check(async () => { await fastify.indexing?.queue.ping() }) : 'off' as const
+    ])
+    const status = postgres !== 'ok' ? 'down' : solr === 'down' || redis === 'down' ? 'degraded' : 'ok'
+    const verbose = flag((request.query as { verbose?: string }).verbose) ? { database: fastify.db.faults() } : {}
+    return await reply.code(postgres === 'ok' ? 200 : 503).header('cache-control', 'no-store').send({ status, postgres, solr, redis, ...verbose })
+  })
+}, { name: 'health', dependencies: ['index-queue', 'solr', 'http'] })

@@ -1,0 +1,46 @@
+import fp from 'fastify-plugin'
+import Type from 'typebox'
+import { Unauthorized } from '../../core/errors.js'
+import type { TokenClaims } from '../../core/security/sessions.js'
+
+const TokenResponse = Type.Object({ token: Type.String({ description: 'JWT (HS256) with sub, fullname, iat, exp, jti, token_key' }) })
+const errors = { 400: { $ref: 'Error#' }, 401: { $ref: 'Error#' }, 429: { $ref: 'Error#' } }
+
+/** `@login`, `@login-renew`, `@logout` (plone.restapi's token authentication). */
+export default fp(async fastify => {
+  const { sessions } = fastify
+  const claimsOf = (token: string): TokenClaims => fastify.jwt.decode<TokenClaims>(token)!
+
+  fastify.post('/@login', {
+    schema: {
+      summary: 'Log in with a login name and a password; returns a token',
+      tags: ['auth'],
+      body: Type.Object({ login: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }),
+      response: { 200: TokenResponse, ...errors }
+    }
+  }, async request => {
+    const { login, password } = request.body as { login: string, password: string }
+    return { token: fastify.issueToken(await sessions.login(login, password, request.ip)) }
+  })
+
+  fastify.post('/@login-renew', {
+    schema: { summary: 'Exchange a valid token for a fresh one (the old one is revoked)', tags: ['auth'], security: [{ bearer: [] }], response: { 200: TokenResponse, ...errors } }
+  }, async request => {
+    const { principal, token } = request
+    if (principal.userId === null || token === null) throw Unauthorized('The authentication token is invalid or expired.')
+    // The auth hook has checked that the token's key is its user's current one.
+    const claims = claimsOf(token)
+    const renewed = fastify.issueToken({ id: principal.userId, fullname: principal.fullname, token_key: claims.token_key! })
+    await sessions.revoke(token, claims.exp)
+    return { token: renewed }
+  })
+
+  fastify.post('/@logout', {
+    schema: { summary: 'Revoke the token the request carries', tags: ['auth'], security: [{ bearer: [] }], response: { 204: Type.Null(), ...errors } }
+  }, async (request, reply) => {
+    const { token } = request
+    if (token === null) throw Unauthorized('Log out needs the token to revoke.')
+    await sessions.revoke(token, claimsOf(token).exp)
+    return reply.code(204).send()
+  })
+}, { name: 'login', dependencies: ['auth'] })

@@ -1,0 +1,67 @@
+import pg from 'pg'
+import t from 'tap'
+import { ADMIN_PASSWORD, freshDatabase, JWT_SECRET, talkBody } from '../helper.js'
+import { alive, spawnService } from '../queue/helper.js'
+import { freePort } from '../solr-dev/helper.js'
+import { sleep } from '../solr/helper.js'
+import { ask, load, logged, login, terminator, unexpected } from './pg-helper.js'
+
+const ROUNDS = 4
+
+t.test('PostgreSQL terminates the web process\'s connections under load: 503 for the requests in flight, then it serves on', async t => {
+  const databaseUrl = await freshDatabase(t)
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const web = await spawnService(t, 'app/server.js', { DATABASE_URL: databaseUrl, ADMIN_PASSWORD, JWT_SECRET, PORT: String(port), HOST: '127.0.0.1' }, 'ready')
+  const token = await login(base)
+  const postgres = await terminator(t, databaseUrl)
+
+  const clients = load(t, base, token, 20, 'faulty')
+  await sleep(500)
+  let terminated = 0
+  for (let round = 0; round < ROUNDS; round++) {
+    // Requests wait for the lock in their queries (reads, and writes inside their transactions) when their connections end.
+    terminated += await postgres.terminateWhileWaiting('content')
+    await sleep(300)
+  }
+  // And the issue's statement as it is, whatever the connections are doing at that moment.
+  terminated += await postgres.terminateAll()
+  await sleep(300)
+  await clients.stop()
+
+  t.ok(alive(web.pid), 'the process is still running')
+  t.ok(terminated >= ROUNDS, `${terminated} backends terminated in ${ROUNDS + 1} rounds`)
+  const answers = clients.answers
+  t.same(unexpected(answers), [], `all ${answers.length} answers during the faults were 2xx or 503 ServiceUnavailable with Retry-After`)
+  const unavailable = answers.filter(a => a.status === 503)
+  t.ok(unavailable.length > 0, `the requests in flight were answered 503 (${unavailable.length})`)
+  t.same(unavailable.filter(a => a.request.startsWith('GET') && !/nothing was changed\. Try again\.$/.test(a.body.message)), [], 'a read may always be sent again')
+  t.ok(clients.created.length > 0, `${clients.created.length} talks created during the faults`)
+
+  const after = await Promise.all([
+    ...Array.from({ length: 10 }, async () => await ask(base, token, 'GET', '/talks')),
+    ...Array.from({ length: 10 }, async () => await ask(base, token, 'GET', '/@search?SearchableText=faulty')),
+    ...Array.from({ length: 10 }, async (_, i) => await ask(base, token, 'POST', '/talks', talkBody({ title: `After the faults ${i}` })))
+  ])
+  t.same(after.filter(a => a.status === null || a.status >= 300).map(a => `${a.request}: ${String(a.status)}`), [], 'after the faults every request succeeds')
+
+  const health = await ask(base, token, 'GET', '/@health?verbose')
+  t.equal(health.status, 200)
+  t.match(health.body, { status: 'ok', postgres: 'ok', database: { connections_lost: Number, operations_failed: Number, last_failure: { at: String, reason: /57P01/ } } })
+  const database = health.body?.database ?? {}
+  t.ok(database.connections_lost >= ROUNDS, `@health counts the lost connections (${String(database.connections_lost)})`)
+  t.ok(database.operations_failed >= unavailable.length, `and the operations that failed (${String(database.operations_failed)})`)
+
+  const check = new pg.Client({ connectionString: databaseUrl })
+  await check.connect()
+  const { rows: [{ found }] } = await check.query<{ found: number }>('SELECT count(*)::int AS found FROM content WHERE uid = ANY($1::uuid[])', [clients.created])
+  const { rows: [{ saved }] } = await check.query<{ saved: number }>("SELECT count(*)::int AS saved FROM content WHERE data->>'title' = ANY($1)", [clients.rolledBack])
+  await check.end()
+  t.equal(found, clients.created.length, 'every acknowledged write is in the database')
+  t.ok(clients.rolledBack.length > 0, `${clients.rolledBack.length} creations were answered "nothing was changed"`)
+  t.equal(saved, 0, 'and none of them is in the database')
+
+  const outageLines = logged(web.lines, 'PostgreSQL failed')
+  t.ok(outageLines.length >= 1 && outageLines.length <= ROUNDS + 1, `the outage is logged once per round, not per request (${outageLines.length} lines)`)
+  t.same(logged(web.lines, 'request failed'), [], 'no request failed with an internal error')
+})

@@ -1,0 +1,82 @@
+import t from 'tap'
+import { build, talkBody } from '../helper.js'
+import { waitFor } from '../queue/helper.js'
+
+/**
+ * `items_total` is exact for the caller, whatever the catalogue keeps to
+ * avoid counting every page (core/catalog/counts.ts): after writes in this
+ * process, after writes in another process on the same database, and at the
+ * moment a talk becomes effective or expires — for every visibility class
+ * (anonymous, a member who owns private talks, a reviewer, a Manager).
+ */
+const one = await build(t)
+const other = await build(t, { databaseUrl: one.databaseUrl })
+const tokens = {
+  anonymous: undefined,
+  owner: await one.tokenFor('olga'),
+  reviewer: await one.tokenFor('rita', ['Reviewer']),
+  manager: await one.tokenFor('admin')
+}
+type Caller = keyof typeof tokens
+
+/** Every page size a client might use, so that both the page-only path and the kept count are exercised. */
+async function totals (app: typeof one, caller: Caller, query = 'portal_type=talk'): Promise<number[]> {
+  const seen: number[] = []
+  for (const size of [1, 2, 100]) {
+    for (const start of [0, 1, 50]) {
+      const res = await app.call('GET', `/@search?${query}&b_size=${size}&b_start=${start}`, undefined, tokens[caller])
+      if (res.statusCode !== 200) throw new Error(res.body)
+      seen.push(res.json().items_total)
+    }
+  }
+  return [...new Set(seen)]
+}
+
+async function publish (app: typeof one, path: string, dates: Record<string, string> = {}): Promise<void> {
+  const res = await app.call('POST', `${path}/@workflow/publish`, dates, tokens.manager)
+  if (res.statusCode !== 200) throw new Error(res.body)
+}
+
+t.test('after concurrent writes in two processes, every caller\'s items_total is exact in both', async t => {
+  const expected: Record<Caller, number> = { anonymous: 0, owner: 0, reviewer: 0, manager: 0 }
+  for (const caller of Object.keys(tokens) as Caller[]) t.same(await totals(one, caller), [0], `${caller}: none yet`)
+  await Promise.all([one, other].map(async (app, a) => {
+    for (let i = 0; i < 6; i++) {
+      const res = await app.call('POST', '/talks', talkBody({ title: `Count ${a}-${i}` }), tokens.owner)
+      const path = new URL(res.json()['@id']).pathname
+      if (i % 3 === 0) await publish(app, path)
+      if (i % 3 === 1) await app.call('POST', `${path}/@workflow/submit`, {}, tokens.owner)
+    }
+  }))
+  // Per process: 2 published, 2 pending, 2 private, all owned by olga.
+  Object.assign(expected, { anonymous: 4, owner: 12, reviewer: 8, manager: 12 })
+  for (const app of [one, other]) {
+    for (const caller of Object.keys(tokens) as Caller[]) t.same(await totals(app, caller), [expected[caller]], `${caller} in process ${app === one ? 1 : 2}`)
+  }
+  // One write in the other process: the first one's kept totals must not survive it.
+  const res = await other.call('POST', '/talks', talkBody({ title: 'One more' }), tokens.manager)
+  await publish(other, new URL(res.json()['@id']).pathname)
+  await waitFor('process 1 sees the write of process 2', async () => (await totals(one, 'anonymous'))[0] === 5, 2_000)
+  for (const [caller, n] of [['anonymous', 5], ['owner', 13], ['reviewer', 9], ['manager', 13]] as Array<[Caller, number]>) {
+    t.same(await totals(one, caller), [n], `${caller} after process 2's write`)
+  }
+})
+
+t.test('a talk that becomes effective, and one that expires, change the totals at that moment, without any write', async t => {
+  const before = (await totals(one, 'anonymous'))[0]
+  const expires = new Date(Date.now() + 2000).toISOString()
+  const effective = new Date(Date.now() + 4000).toISOString()
+  const a = new URL((await one.call('POST', '/talks', talkBody({ title: 'Effective soon' }), tokens.manager)).json()['@id']).pathname
+  await publish(one, a, { effective })
+  const b = new URL((await one.call('POST', '/talks', talkBody({ title: 'Expires soon' }), tokens.manager)).json()['@id']).pathname
+  await publish(one, b, { expires })
+  t.same(await totals(one, 'anonymous'), [before + 1], 'now: the expiring talk counts, the coming one not')
+  t.same(await totals(one, 'anonymous', 'SearchableText=soon'), [1])
+  await waitFor('the first moment passed', () => Date.now() > Date.parse(expires) + 50, 5_000)
+  t.same(await totals(one, 'anonymous'), [before], 'between: neither counts')
+  t.same(await totals(one, 'anonymous', 'SearchableText=soon'), [0])
+  await waitFor('the second moment passed', () => Date.now() > Date.parse(effective) + 50, 5_000)
+  t.same(await totals(one, 'anonymous'), [before + 1], 'then: the coming one counts, the expired one not')
+  t.same(await totals(one, 'anonymous', 'SearchableText=soon'), [1])
+  t.same(await totals(one, 'manager', 'SearchableText=soon'), [2], 'a Manager sees both all along')
+})
