@@ -30,7 +30,7 @@ export const SolrSettingsSchema = Type.Object({
   facets: Type.Array(Type.String(), { default: ['portal_type', 'review_state'], title: 'Default search facets' }),
   filter_queries: Type.Array(Type.String(), { default: ['portal_type'], title: 'Filter query parameters' }),
   slow_query_threshold: Type.Integer({ default: 0, minimum: 0, title: 'Slow query threshold (ms)' }),
-  effective_steps: Type.Integer({ default: 1, minimum: 1, title: 'Effective date steps (s)' }),
+  effective_steps: Type.Integer({ default: 60, minimum: 1, title: 'Effective date steps (s)' }),
   exclude_user: Type.Boolean({ default: false, title: 'Exclude user from allowedRolesAndUsers' }),
   highlight_fields: Type.Array(Type.String(), { default: [], title: 'Highlighting fields' }),
   highlight_formatter_pre: Type.String({ default: '[', title: 'Highlight formatter: pre' }),
