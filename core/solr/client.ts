@@ -158,8 +158,8 @@ export class Solr {
   }
 }
 
-/** `/solr/plone` → path `/solr`, core `plone`. */
-function splitBase (base: string): [string, string] {
+/** `/solr/plone` → path `/solr`, core (or SolrCloud collection) `plone`. */
+export function splitBase (base: string): [string, string] {
   const trimmed = base.replace(/\/+$/, '')
   const at = trimmed.lastIndexOf('/')
   return at <= 0 ? ['/solr', trimmed.replace(/^\//, '')] : [trimmed.slice(0, at), trimmed.slice(at + 1)]
