@@ -77,6 +77,7 @@ t.test('the service indexes, searches, checks and maintains through the collecti
   t.equal(found.headers['x-search-engine'], 'solr', found.body)
   t.same(found.json().items.map((i: { title: string }) => i.title), ['Deployed to the cloud'])
   t.ok(proxy.requests.some(r => r.path === '/solr/talks/select'), 'the search went to the collection')
+  t.match((await call('GET', '/@health')).json(), { status: 'ok', solr: 'ok' }, 'ping through the collection')
   t.same(await app.solr.maintenance.sync({ check: true }), { missing: [], orphan: [], stale: [] })
   t.same((await app.solr.maintenance.schema(solrConfDir, {})).live, { missing: [], extra: [] }, 'schema check against the collection')
   t.equal(await app.solr.maintenance.reindex({}), (await app.db.query("SELECT 1 FROM content WHERE path <> '/'")).rowCount)
