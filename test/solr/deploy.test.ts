@@ -82,6 +82,8 @@ t.test('the service indexes, searches, checks and maintains through the collecti
   t.same((await app.solr.maintenance.schema(solrConfDir, {})).live, { missing: [], extra: [] }, 'schema check against the collection')
   t.equal(await app.solr.maintenance.reindex({}), (await app.db.query("SELECT 1 FROM content WHERE path <> '/'")).rowCount)
   t.equal((await app.solr.client.select({ q: '*:*', rows: 0 })).response.numFound, (await app.db.query("SELECT 1 FROM content WHERE path <> '/'")).rowCount, 'reindexed into the collection')
+  await app.solr.maintenance.clear()
+  t.equal((await app.solr.client.select({ q: '*:*', rows: 0 })).response.numFound, 0, 'clear empties the collection')
 })
 
 t.test('a refused upload or an unreachable Solr is exit 1 with the reason; bad options exit 2', async t => {
