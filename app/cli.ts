@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { loadConfig, type Config } from '../core/config/config.js'
+import type { Logger } from '../core/log.js'
 import { DatabaseUnavailable } from '../core/db/faults.js'
 import { openDatabase } from '../core/db/open.js'
 import { Solr, SolrUnavailable } from '../core/solr/client.js'
@@ -48,6 +49,9 @@ export function formatStatus (s: IndexingStatus): string {
   return `${lines.join('\n')}\n`
 }
 
+/** Where a command writes its report: stdout, or what a test gives. */
+type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
+
 /** A bar that redraws itself on a terminal, one plain line per batch elsewhere (logs, pipes). */
 export function progressPrinter (label: string, out: Output): Progress {
   return (done, total) => {
@@ -70,8 +74,7 @@ const positiveInteger = (text: string): number | null => /^[1-9]\d{0,3}$/.test(t
  * them, nothing else), then the live collection's fields against the
  * generated ones. Exit 1 with Solr's reason when a step is refused.
  */
-async function deploy (config: Config, options: DeployOptions, out: Output): Promise<number> {
-  const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2)
+async function deploy (config: Config, log: Logger, options: DeployOptions, out: Output): Promise<number> {
   const types = await ContentTypeRegistry.load([contentTypesDir])
   const db = await openDatabase(config, log, 'cli')
   try {
@@ -107,8 +110,6 @@ async function deploy (config: Config, options: DeployOptions, out: Output): Pro
  * Runs one maintenance operation with the server's own configuration (the
  * environment), against the server's database and Solr; returns the exit code.
  */
-type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
-
 export async function main (argv: string[], out: Output = process.stdout): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -140,6 +141,8 @@ export async function main (argv: string[], out: Output = process.stdout): Promi
     return 0
   }
   const config = loadConfig()
+  // On stderr, and quieter than the server: the output of a maintenance command is its report.
+  const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2)
   if (op === 'deploy') {
     const shards = positiveInteger(values.shards)
     const replicas = positiveInteger(values.replicas)
@@ -147,10 +150,8 @@ export async function main (argv: string[], out: Output = process.stdout): Promi
       out.write(`--shards and --replicas take a whole number from 1, --configset a name\n${USAGE}\n`)
       return 2
     }
-    return await deploy(config, { shards, replicas, configName: values.configset }, out)
+    return await deploy(config, log, { shards, replicas, configName: values.configset }, out)
   }
-  // On stderr, and quieter than the server: the output of a maintenance command is its report.
-  const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2)
   const services = await openServices(config, log, 'cli')
   const { indexing } = services
   const maintenance = services.solr.maintenance
