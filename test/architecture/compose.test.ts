@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import t from 'tap'
@@ -34,7 +35,12 @@ t.test('web, worker and the deploy run one image built from the top-level Docker
   }
   t.same(services.web.command, ['node', 'dist/app/server.js'])
   t.same(services.worker.command, ['node', 'dist/app/worker.js'])
-  t.match(services['solr-deploy'].command, ['sh', '-c', /^for attempt in \$\$\(seq 60\); do node dist\/app\/cli\.js deploy --shards 1 --replicas 3 && exit 0; sleep 5; done; exit 1$/],
-    'deploy, tried again while the nodes start')
+  const [shell, flag, script] = services['solr-deploy'].command ?? []
+  t.same([shell, flag], ['sh', '-c'])
+  t.match(script, /^for node in solr1 solr2 solr3; do until node -e .*\/solr\/admin\/info\/system.* \$\$node; do sleep 2; done; done; /, 'waits for every node')
+  t.match(script, /; for attempt in \$\$\(seq 60\); do node dist\/app\/cli\.js deploy --shards 1 --replicas 3 && exit 0; sleep 5; done; exit 1$/, 'then deploys, tried again while Solr cannot take it')
+  // Compose turns $$ into $ before the shell sees the script.
+  const syntax = spawnSync('sh', ['-n', '-c', script.replaceAll('$$', '$')], { encoding: 'utf8' })
+  t.equal(syntax.status, 0, `the script is valid sh: ${syntax.stderr}`)
   for (const name of ['web', 'worker']) t.same(services[name].depends_on?.['solr-deploy'], { condition: 'service_completed_successfully' }, `${name} starts after the deploy`)
 })
