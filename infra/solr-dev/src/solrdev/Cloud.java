@@ -86,9 +86,10 @@ final class Cloud {
     if (body == null || body.length == 0) throw SolrError.bad("The configset UPLOAD needs a zip file as the request body");
 
     Files.createDirectories(configSetsDir);
-    Path staging = Files.createTempDirectory(configSetsDir, ".upload-");
+    // "@" is in no configset name: LIST never shows an upload in progress (or one a crash left).
+    Path staging = Files.createTempDirectory(configSetsDir, "@upload-");
     try {
-      // Without cleanup, files the new zip lacks are kept (Solr's default).
+      // Without cleanup, the files the new zip lacks are kept.
       if (exists && !p.getBool("cleanup", false)) copyTree(target, staging);
       if (unzip(body, staging) == 0) throw SolrError.bad("The configset UPLOAD body is not a zip file, or an empty one");
       if (exists) deleteTree(target);
