@@ -16,7 +16,7 @@ export const SolrSettingsSchema = Type.Object({
   active: Type.Boolean({ default: false, title: 'Active', description: 'Master switch of the Solr integration' }),
   host: Type.String({ default: '127.0.0.1', title: 'Host', minLength: 1 }),
   port: Type.Integer({ default: 8983, minimum: 1, maximum: 65535, title: 'Port' }),
-  base: Type.String({ default: '/solr/plone', pattern: '^/', title: 'Base', description: 'Path of the core' }),
+  base: Type.String({ default: '/solr/plone', pattern: '^/', title: 'Base', description: 'Path of the core, or of the SolrCloud collection (on any node or a load balancer)' }),
   login: Type.String({ default: '', title: 'Login' }),
   password: Type.String({ default: '', title: 'Password', writeOnly: true }),
   async_indexing: Type.Boolean({ default: false, title: 'Asynchronous indexing', description: 'Index through the BullMQ queue; writes do not wait for Solr' }),
