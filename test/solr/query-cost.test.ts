@@ -104,4 +104,15 @@ t.test('what a search sends Solr', async t => {
     t.equal([...exclusions][0].split(' OR ').length, 2, 'the expired and the future talk')
     await patchSettings(app, { effective_steps: 60 })
   })
+
+  await t.test('a talk published this instant is found by the next search (its effective date is now, within the step)', async t => {
+    for (let i = 0; i < 5; i++) {
+      const created = await app.call('POST', '/talks', talkBody({ title: `Zeta${i} fresh` }), admin)
+      t.equal(created.statusCode, 201)
+      titles[created.json()['@id']] = `Zeta${i} fresh`
+      const published = await app.call('POST', `/talks/${created.json().id}/@workflow/publish`, {}, admin)
+      t.equal(published.statusCode, 200)
+      t.same(await search(`SearchableText=zeta${i}`), { titles: [`Zeta${i} fresh`], total: 1 }, `talk ${i}: found at once`)
+    }
+  })
 })
