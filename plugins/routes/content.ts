@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { callerOf, denied, requireContext } from '../support/access.js'
+import { expandedNames } from '../app/components.js'
 import { batchOf } from '../../core/query/paging.js'
 import type { Located } from '../../core/content/rows.js'
 import type { Queryable } from '../../core/db/db.js'
@@ -48,9 +49,13 @@ export default fp(async fastify => {
 
   async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request)
-    const body = serializer.object(request.baseUrl, located)
+    const searchParams = new URL(request.url, 'http://x').searchParams
+    const body = {
+      '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
+      ...serializer.object(request.baseUrl, located)
+    }
     if (located.type.folderish) {
-      const query = parseZopeQuery(new URL(request.url, 'http://x').searchParams)
+      const query = parseZopeQuery(searchParams)
       const listing = await fastify.listings.fromCatalog(callerOf(request), {
         criteria: { path: { query: located.obj.path, depth: 1 } },
         sortOn: ['getObjPositionInParent'],
@@ -142,4 +147,4 @@ export default fp(async fastify => {
       .header('content-disposition', `inline; filename="${filename}"`)
       .send(bytes)
   })
-}, { name: 'content-routes', dependencies: ['content', 'auth', 'http'] })
+}, { name: 'content-routes', dependencies: ['components', 'content', 'auth', 'http'] })

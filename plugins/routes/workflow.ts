@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { requireContext } from '../support/access.js'
@@ -45,8 +46,10 @@ export default fp(async fastify => {
       tags: ['workflow'],
       response: { 200: Type.Object({ '@id': Type.String(), history: Type.Array(Entry), state: Type.Object({ id: Type.String(), title: Type.String() }), transitions: Type.Array(Type.Object({ '@id': Type.String(), title: Type.String() })) }), ...errorResponses }
     }
-  }, async request => {
-    const located = await requireContext(content, request)
+  }, async request => await workflowOf(request, await requireContext(content, request)))
+  fastify.components.add('workflow', workflowOf)
+
+  async function workflowOf (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
     const url = urlOf(request.baseUrl, located.obj.path)
     const workflow = located.type.workflow
     const state = located.obj.review_state
@@ -57,7 +60,7 @@ export default fp(async fastify => {
       state: { id: state ?? '', title: state !== null ? stateTitle(located, state) : '' },
       transitions: transitions.available(located, request.principal).map(([id, t]) => ({ '@id': `${url}/@workflow/${id}`, title: t.title }))
     }
-  })
+  }
 
   // Without a transition name the path would fall through to "create content" (POST <folder>).
   fastify.post('/@workflow', {
@@ -89,4 +92,4 @@ export default fp(async fastify => {
     const { located: after, entry } = await transitions.take(located, transition, request.principal, body.comment ?? '', body)
     return entryOf(after, entry)
   })
-}, { name: 'workflow', dependencies: ['content', 'auth', 'http'] })
+}, { name: 'workflow', dependencies: ['components', 'content', 'auth', 'http'] })
