@@ -16,6 +16,9 @@ import { ADMIN_PASSWORD, JWT_SECRET, freshDatabase } from '../helper.js'
  * forwards `/++api++` to the service with Zope's virtual hosting path; server-side rendering calls
  * the service directly. A screenshot of every step is kept in test/browser/screenshots/.
  */
+// Eleven steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
+t.setTimeout(600000)
+
 const voltoApp = join(projectRoot, 'test', 'browser', 'volto-app')
 const screenshots = join(projectRoot, 'test', 'browser', 'screenshots')
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
