@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { BadRequest, NotAcceptable, NotFound } from '../../core/errors.js'
+import { BadRequest, NotAcceptable, NotFound, UnsupportedMediaType } from '../../core/errors.js'
 import { ANONYMOUS } from '../../core/security/roles.js'
 import { assertPlainName, assertTrustworthyJson } from '../../core/security/untrusted-input.js'
 import { addressOf } from '../support/url.js'
@@ -64,6 +64,12 @@ export default fp(async fastify => {
 
   // Plain text is not a body this API takes: without its parser Fastify answers 415.
   fastify.removeContentTypeParser('text/plain')
+  // An empty body is no body whatever its Content-Type (@plone/client posts workflow
+  // transitions with an empty form body); anything else that is not JSON is 415.
+  fastify.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if ((body as string) === '') done(null, undefined)
+    else done(UnsupportedMediaType(), undefined)
+  })
   // Clients send `Content-Type: application/json` on bodiless POSTs (@workflow,
   // @logout): an empty body is no body, not a syntax error. Every body is
   // checked once here for what no handler should have to meet (prototype

@@ -7,8 +7,11 @@ import { BadRequest } from '../../core/errors.js'
 import { Permission, type Principal } from '../../core/security/roles.js'
 import { isoDate, urlOf } from '../../core/content/urls.js'
 import { stateOf } from '../../core/security/workflow.js'
+import { clientDate, type TransitionDates } from '../../core/content/transitions.js'
 import { can } from '../../core/security/permissions.js'
 
+/** A date-time with or without a UTC offset (no offset = UTC). */
+const ClientDate = Type.String({ maxLength: 64, description: 'ISO 8601 date-time; without a UTC offset it is UTC' })
 const errorResponses = Object.fromEntries([400, 401, 403, 404].map(s => [s, { $ref: 'Error#' }]))
 const Entry = Type.Object({
   action: Type.Union([Type.String(), Type.Null()]),
@@ -77,19 +80,23 @@ export default fp(async fastify => {
       params: Type.Object({ transition: Type.String() }),
       body: Type.Object({
         comment: Type.Optional(Type.String({ maxLength: 10000 })),
-        effective: Type.Optional(Type.String({ format: 'date-time' })),
-        expires: Type.Optional(Type.String({ format: 'date-time' }))
+        effective: Type.Optional(Type.Union([ClientDate, Type.Null()])),
+        expires: Type.Optional(Type.Union([ClientDate, Type.Null()])),
+        include_children: Type.Optional(Type.Boolean())
       }, { additionalProperties: false }),
       response: { 200: Entry, ...errorResponses }
     }
   }, async request => {
     const located = await requireContext(content, request)
     const { transition } = request.params as { transition: string }
-    const body = (request.body ?? {}) as { comment?: string, effective?: string, expires?: string }
-    if (body.effective !== undefined && body.expires !== undefined && Date.parse(body.expires) < Date.parse(body.effective)) {
+    const body = (request.body ?? {}) as { comment?: string, effective?: string | null, expires?: string | null, include_children?: boolean }
+    const dates: TransitionDates = {}
+    if (typeof body.effective === 'string') dates.effective = clientDate(body.effective, 'effective')
+    if (typeof body.expires === 'string') dates.expires = clientDate(body.expires, 'expires')
+    if (dates.effective !== undefined && dates.expires !== undefined && Date.parse(dates.expires) < Date.parse(dates.effective)) {
       throw BadRequest('The expiration date must be after the publishing date.')
     }
-    const { located: after, entry } = await transitions.take(located, transition, request.principal, body.comment ?? '', body)
+    const { located: after, entry } = await transitions.takeRecursively(located, transition, request.principal, body.comment ?? '', dates, body.include_children === true)
     return entryOf(after, entry)
   })
 }, { name: 'workflow', dependencies: ['components', 'content', 'auth', 'http'] })
