@@ -2,7 +2,7 @@
 // Installs and builds the Volto 18 project of the browser suite (test/browser/volto-app),
 // each only when its inputs changed since the last time: `npm ci` when its package.json,
 // lock file or .npmrc changed, a production build when anything it compiles changed
-// (the project, the lock file, the talk view add-on in content-types/talk/volto).
+// (the project, its catalogues, the lock file, the talk view add-on in content-types/talk/volto).
 // The stamps live inside what they describe (node_modules/, build/), which git ignores,
 // so a fresh clone installs and builds once and later runs cost a hash.
 import { execFileSync } from 'node:child_process'
@@ -16,9 +16,12 @@ const root = join(here, '..', '..')
 export const voltoApp = join(here, 'volto-app')
 const addon = join(root, 'content-types', 'talk', 'volto')
 
-/** Every file under `dir` (sorted, without node_modules/build), for hashing. */
+/** What the build writes among its inputs: the merged catalogues (locales/<lang>.json). */
+const generated = /volto-app\/locales\/[^/]+\.json$/
+
+/** Every file under `dir` (sorted, without node_modules, build/ and generated files), for hashing. */
 function filesUnder (dir) {
-  if (!existsSync(dir)) return []
+  if (!existsSync(dir) || generated.test(dir)) return []
   if (statSync(dir).isFile()) return [dir]
   return readdirSync(dir).sort()
     .filter(name => name !== 'node_modules' && name !== 'build')
@@ -53,7 +56,7 @@ if (stale(installStamp, installHash)) {
   console.log(`volto-app: installed in ${seconds} s`)
 }
 
-const buildHash = hashOf([...installInputs, ...['razzle.config.js', 'babel.config.js', 'src', 'public'].map(name => join(voltoApp, name)), addon])
+const buildHash = hashOf([...installInputs, ...['razzle.config.js', 'babel.config.js', 'src', 'public', 'locales'].map(name => join(voltoApp, name)), addon])
 const buildStamp = join(voltoApp, 'build', '.talks-inputs-hash')
 if (stale(buildStamp, buildHash) || !existsSync(join(voltoApp, 'build', 'server.js'))) {
   console.log('volto-app: production build …')
