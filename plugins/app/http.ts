@@ -52,11 +52,15 @@ export default fp(async fastify => {
   // A reference type cannot be a request decorator's default; the onRequest hook sets it.
   fastify.decorateRequest('principal', null as unknown as typeof ANONYMOUS)
   fastify.decorateRequest('token', null)
+  // Under Zope's virtual hosting the path names the origin and the site's path (plugins/support/url.ts).
   fastify.decorateRequest('absoluteUrl', function (url: string) {
-    return `${this.protocol}://${this.host}${url}`
+    return `${addressOf(this.raw).virtual?.origin ?? `${this.protocol}://${this.host}`}${url}`
   })
   fastify.decorateRequest('baseUrl', {
-    getter () { return `${this.protocol}://${this.host}${sitePath}` }
+    getter () {
+      const { virtual } = addressOf(this.raw)
+      return virtual !== undefined ? virtual.origin + virtual.sitePath : `${this.protocol}://${this.host}${sitePath}`
+    }
   })
   fastify.decorateRequest('contextPath', {
     getter () { return addressOf(this.raw).contextPath }

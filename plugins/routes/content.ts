@@ -47,13 +47,19 @@ export default fp(async fastify => {
     mode, stored, tokens: async name => await vocabularies.tokens(name, q), imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
   })
 
-  async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const located = await requireContext(content, request)
+  /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
+  async function representation (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
     const searchParams = new URL(request.url, 'http://x').searchParams
-    const body = {
+    return {
       '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
       ...serializer.object(request.baseUrl, located)
     }
+  }
+
+  async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const located = await requireContext(content, request)
+    const searchParams = new URL(request.url, 'http://x').searchParams
+    const body = await representation(request, located)
     if (located.type.folderish) {
       const query = parseZopeQuery(searchParams)
       const listing = await fastify.listings.fromCatalog(callerOf(request), {
@@ -86,7 +92,7 @@ export default fp(async fastify => {
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)
     const url = urlOf(request.baseUrl, created.obj.path)
-    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(serializer.object(request.baseUrl, created))
+    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await representation(request, created))
   }
 
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -108,7 +114,7 @@ export default fp(async fastify => {
     })
     void reply.header('etag', etagOf(updated))
     if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
-      return reply.code(200).send(serializer.object(request.baseUrl, updated))
+      return reply.code(200).send(await representation(request, updated))
     }
     return reply.code(204).send()
   }
