@@ -132,6 +132,18 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   }
   const heading = async (page: Page): Promise<string> => await page.locator('h1.documentFirstHeading').first().innerText()
   const pathOf = (page: Page): string => new URL(page.url()).pathname
+  /** Brings a form field into view: Volto shows one fieldset (tab) at a time. */
+  const showField = async (page: Page, id: string): Promise<void> => {
+    const field = page.locator(`#field-${id}`)
+    const tabs = page.locator('.formtabs .item')
+    for (let i = 0; i < await tabs.count() && !await field.isVisible(); i++) await tabs.nth(i).click()
+  }
+  /** Picks an option of a Volto select (react-select) field. */
+  const choose = async (page: Page, id: string, option: string): Promise<void> => {
+    await showField(page, id)
+    await page.locator(`#field-${id} .react-select__control`).click()
+    await page.locator('.react-select__option', { hasText: option }).click()
+  }
 
   await step('home page', async t => {
     await page.goto(`${volto}/`)
@@ -168,12 +180,11 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   let talkPath = '/talks/fastify-in-five-minutes'
   await step('add a lightning talk', async t => {
     await page.goto(`${volto}/talks/add?type=talk`)
+    await showField(page, 'title')
     await page.locator('#field-title').fill(title)
     await page.locator('#field-description').fill('A lightning talk added through Volto')
-    await page.locator('#field-type_of_talk .react-select__control').click()
-    await page.locator('.react-select__option', { hasText: 'Lightning Talk' }).click()
-    await page.locator('#field-audience .react-select__control').click()
-    await page.locator('.react-select__option', { hasText: 'Beginner' }).click()
+    await choose(page, 'type_of_talk', 'Lightning Talk')
+    await choose(page, 'audience', 'Beginner')
     await page.locator('#toolbar-save').click()
     await page.waitForURL(url => !url.pathname.endsWith('/add'))
     talkPath = pathOf(page)
@@ -184,6 +195,7 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   await step('edit its title', async t => {
     await page.locator('#toolbar a.edit').click()
     await page.waitForURL(url => url.pathname.endsWith('/edit'))
+    await showField(page, 'title')
     await page.locator('#field-title').fill(`${title}, revised`)
     await page.locator('#toolbar-save').click()
     await page.waitForURL(url => !url.pathname.endsWith('/edit'))
