@@ -23,7 +23,10 @@ t.test('@querystring and @querystring-search', async t => {
     const body = (await call('GET', '/@querystring')).json()
     t.equal(body['@id'], `${BASE}/@querystring`)
     t.match(body.indexes.portal_type, {
-      title: 'Type', group: 'Metadata', enabled: true, sortable: true,
+      title: 'Type',
+      group: 'Metadata',
+      enabled: true,
+      sortable: true,
       operations: [`${OP}selection.any`],
       values: { talk: { title: 'Talk' }, folder: { title: 'Folder' } }
     })
