@@ -235,14 +235,15 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
 
   await step('Solr control panel', async t => {
     await page.goto(`${volto}/controlpanel/solr-controlpanel`)
+    await page.locator('#field-host').waitFor()
     await page.locator('#toolbar-save').click()
-    await page.locator('.Toastify', { hasText: 'Changes saved' }).waitFor()
+    await page.locator('.toast-inner-content', { hasText: 'Changes saved' }).waitFor()
     t.pass('saved')
   })
 
   await step('log out', async t => {
     await page.goto(`${volto}/logout`)
-    await page.getByRole('link', { name: 'Log in' }).first().waitFor()
+    await page.locator('a[aria-label="login"]', { hasText: 'Log in' }).waitFor()
     t.equal(await page.locator('#toolbar-personal').count(), 0, 'no personal tools')
   })
 })
