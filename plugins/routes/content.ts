@@ -10,9 +10,16 @@ import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../
 import { Permission } from '../../core/security/roles.js'
 import { changedFields, checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import { addressOf } from '../support/url.js'
+import { lockInfo } from '../../core/content/locks.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
 import { can } from '../../core/security/permissions.js'
+
+/** The `Lock-Token` a write carries (Volto sends the one `@lock` gave it). */
+const lockToken = (request: FastifyRequest): string | undefined => {
+  const token = request.headers['lock-token']
+  return Array.isArray(token) ? token[0] : token
+}
 
 const etagOf = (located: Located): string => `"${located.obj.uid.slice(0, 8)}-${located.obj.modified.getTime()}"`
 
@@ -50,9 +57,11 @@ export default fp(async fastify => {
   /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
   async function representation (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
     const searchParams = new URL(request.url, 'http://x').searchParams
+    const lock = await fastify.locks.live(located.obj.uid)
     return {
       '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
-      ...serializer.object(request.baseUrl, located)
+      ...serializer.object(request.baseUrl, located),
+      lock: lockInfo(request.baseUrl, lock, request.principal.userId, can(request.principal, Permission.Modify, located))
     }
   }
 
@@ -98,6 +107,7 @@ export default fp(async fastify => {
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Modify)
     if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
+    await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
     const ifMatch = request.headers['if-match']
     // Checked against the object as it is under its lock: a concurrent edit or
     // transition may have changed what the caller may do and what the body means.
@@ -122,6 +132,7 @@ export default fp(async fastify => {
   async function deleteContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Delete)
     if (located.obj.path === '/') throw MethodNotAllowed('The site root cannot be deleted.')
+    await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
     await content.remove(located)
     return reply.code(204).send()
   }
