@@ -210,9 +210,11 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   await step('publish it from the toolbar', async t => {
     await page.goto(`${volto}${talkPath}`)
     await page.locator('#toolbar-more').click()
-    await page.locator('#state-select .react-select__control').click()
+    // Volto lists the transitions of @workflow by their titles, and then shows the new state.
+    const state = page.locator('.field-wrapper-state-select')
+    await state.locator('.react-select__control').click()
     await page.locator('.react-select__option', { hasText: 'Publish' }).click()
-    await page.locator('#state-select', { hasText: 'Published' }).waitFor()
+    await state.locator('.react-select__single-value', { hasText: 'Published' }).waitFor()
     const stored = await (await fetch(`${service}${talkPath}`, { headers: auth })).json() as { review_state: string }
     t.equal(stored.review_state, 'published', 'the service has it published')
     await page.keyboard.press('Escape')
