@@ -110,7 +110,7 @@ const CORE_INDEXES: Record<string, { title: string, description: string, group: 
   sortable_title: { title: 'Sortable Title', description: "The item's title, transformed for sorting", group: 'Text' }
 }
 /** Indexes a query form has no use for: security, the tree's internals, duplicates of others. */
-const HIDDEN = new Set(['allowedRolesAndUsers', 'path_parents', 'path_depth', 'object_provides', 'id', 'Type', 'Language'])
+const HIDDEN = new Set(['allowedRolesAndUsers', 'path_parents', 'path_depth', 'path_string', 'object_provides', 'id', 'Type', 'Language'])
 
 export interface QuerystringIndex {
   title: string
