@@ -67,7 +67,8 @@ export const coreIndexes: IndexDefinition[] = [
   base('getId', 'field', o => o.id),
   base('id', 'field', o => o.id, { metadata: false }),
   // The tree position, as in collective.solr's schema: `path` queries use these three.
-  base('path_string', 'field', o => o.path, { indexed: false }),
+  // Indexed so that results sort by it (`sort_on=path`); its queries are `path`'s, below.
+  base('path_string', 'field', o => o.path),
   base('path_parents', 'keyword', o => pathParents(o.path), { metadata: false }),
   base('path_depth', 'int', o => pathDepth(o.path), { metadata: false }),
   base('portal_type', 'field', o => o.portal_type),

@@ -104,6 +104,16 @@ export class CatalogSearch {
     return new Set(rows.map(r => r.uid))
   }
 
+  /** The distinct values of an index among what the caller may see now, sorted (Plone's uniqueValuesFor, filtered by access). */
+  async uniqueValues (db: Queryable, index: IndexDefinition, access: Access, limit = 1000): Promise<string[]> {
+    const params: unknown[] = []
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const value = index.multiValued ? `unnest(${column(index)})` : `${column(index)}::text`
+    const { rows } = await db.query<{ value: string }>(`SELECT DISTINCT value FROM (SELECT ${value} AS value FROM catalog
+      WHERE ${this.accessClause(access, p)}) v WHERE value IS NOT NULL ORDER BY value LIMIT ${limit}`, params)
+    return rows.map(r => r.value)
+  }
+
   /**
    * Of the objects a subquery names (a column `uid`; it may take parameters
    * through `p`), those the caller may not see at `at`; at most `limit`.

@@ -20,6 +20,7 @@ export const ConfigSchema = Type.Object({
     Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')
   ], { default: 'info' }),
+  CORS_ALLOW_ORIGIN: Type.String({ default: '', pattern: '^(\\s*(\\*|https?://[^\\s,/]+)/?\\s*)?(,\\s*(\\*|https?://[^\\s,/]+)/?\\s*)*$', description: 'Origins allowed to call the API from a browser, comma-separated (https://volto.example.org); * = any; empty = no CORS' }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour X-Forwarded-Proto/Host' }),
   BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),

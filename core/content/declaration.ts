@@ -24,6 +24,8 @@ export interface FieldAnnotations {
   writePermission?: PermissionName
   /** Named vocabulary the value (or each item) must come from. */
   vocabulary?: string
+  /** Named vocabulary of suggestions for a free value (tags: `plone.app.vocabularies.Keywords`). */
+  suggestions?: string
   /** Rich text (HTML, sanitised) or an image: values with their own wire form. */
   kind?: 'richtext' | 'image'
   /** For rich text: most characters of text (markup not counted). */

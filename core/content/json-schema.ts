@@ -3,15 +3,15 @@ import type { ContentType } from './registry.js'
 import type { Vocabularies } from './vocabularies.js'
 
 /** Annotations that drive the service but mean nothing to a client. */
-const INTERNAL = new Set(['index', 'indexName', 'metadata', 'searchable', 'kind', 'maxTextLength', 'vocabulary', 'writePermission', '~kind', '~optional'])
+const INTERNAL = new Set(['index', 'indexName', 'metadata', 'searchable', 'kind', 'maxTextLength', 'vocabulary', 'suggestions', 'writePermission', '~kind', '~optional'])
 
-function factoryOf (field: Field): { factory: string, widget?: string } {
-  if (field.kind === 'richtext') return { factory: 'Rich Text', widget: 'richtext' }
+function factoryOf (field: Field): { factory: string, widget?: string, type?: string } {
+  if (field.kind === 'richtext') return { type: 'string', factory: 'Rich Text', widget: 'richtext' }
   if (field.kind === 'image') return { factory: 'Image' }
   if (field.vocabulary !== undefined) return { factory: field.type === 'array' ? 'Multiple Choice' : 'Choice' }
   if (field.format === 'date-time') return { factory: 'Date/Time', widget: 'datetime' }
   if (field.format === 'email') return { factory: 'Email', widget: 'email' }
-  if (field.type === 'array') return { factory: 'List' }
+  if (field.type === 'array') return { factory: field.suggestions !== undefined ? 'Tuple' : 'List' }
   if (typeof field.pattern === 'string') return { factory: 'Text line (String)' }
   return { factory: 'Text', widget: 'textarea' }
 }
@@ -32,14 +32,19 @@ function clean (schema: Record<string, unknown>): Record<string, unknown> {
  */
 export async function typeSchema (type: ContentType, baseUrl: string, vocabularies: Vocabularies): Promise<Record<string, unknown>> {
   const properties: Record<string, unknown> = {}
+  const behaviorOf = new Map(type.declaration.behaviors.flatMap(b => Object.keys(b.schema.properties).map(name => [name, b.name])))
   for (const [name, field] of type.fields) {
-    const property: Record<string, unknown> = { ...clean(field as unknown as Record<string, unknown>), ...factoryOf(field) }
+    const schema = clean(field as unknown as Record<string, unknown>)
+    // Rich text is a string on the wire as Plone declares it (the object form is accepted too).
+    if (field.kind === 'richtext') delete schema.anyOf
+    const property: Record<string, unknown> = { description: '', ...schema, ...factoryOf(field), behavior: behaviorOf.get(name) ?? type.name }
     if (field.vocabulary !== undefined) {
       property.vocabulary = { '@id': `${baseUrl}/@vocabularies/${field.vocabulary}` }
       const tokens = await vocabularies.tokens(field.vocabulary)
       if (field.type === 'array') property.items = { type: 'string', enum: tokens }
       else property.enum = tokens
     }
+    if (field.suggestions !== undefined) property.widgetOptions = { vocabulary: { '@id': `${baseUrl}/@vocabularies/${field.suggestions}` } }
     if (field.maxTextLength !== undefined) property.maxLength = field.maxTextLength
     if (field.writePermission !== undefined) property.writePermission = field.writePermission
     properties[name] = property

@@ -11,6 +11,26 @@ const SUMMARY_COLUMNS: Record<string, string> = {
 
 const wire = (value: unknown): unknown => value instanceof Date ? isoDate(value) : value
 
+/** plone.restapi's lock info of an object nobody locked. */
+export const UNLOCKED = Object.freeze({ locked: false, stealable: true })
+
+/**
+ * What Plone answers for the features this service does not have (discussion,
+ * next/previous navigation, versioning, working copies, multilingual, rights
+ * and contributors as fields), so that clients find every key they read.
+ */
+const ABSENT_FEATURES = {
+  allow_discussion: false,
+  contributors: [],
+  rights: '',
+  language: '',
+  next_item: {},
+  previous_item: {},
+  version: 'current',
+  working_copy: null,
+  working_copy_of: null
+}
+
 /**
  * JSON forms of content: the full object (GET) and the summaries of listings
  * and search results (from catalogue metadata, without loading objects).
@@ -72,7 +92,9 @@ export class Serializer {
       is_folderish: type.folderish,
       layout: type.layout,
       effective: isoDate(obj.data.effective as string | undefined),
-      expires: isoDate(obj.data.expires as string | undefined)
+      expires: isoDate(obj.data.expires as string | undefined),
+      lock: { ...UNLOCKED },
+      ...structuredClone(ABSENT_FEATURES)
     }
     for (const name of type.fields.keys()) {
       if (name === 'effective' || name === 'expires') continue

@@ -1,5 +1,6 @@
-import type { Db } from '../db/db.js'
-import { WorkflowException } from '../errors.js'
+import { escapeLike, type Db } from '../db/db.js'
+import { BadRequest, WorkflowException } from '../errors.js'
+import { parseDate } from '../query/zope.js'
 import { can } from '../security/permissions.js'
 import type { Principal } from '../security/roles.js'
 import type { Transition } from '../security/workflow.js'
@@ -8,6 +9,20 @@ import type { ContentStore } from './store.js'
 
 /** Publishing dates a transition may set (ISO 8601). */
 export interface TransitionDates { effective?: string, expires?: string }
+
+/** An ISO 8601 date, or date-time with an optional UTC offset (seconds and fractions optional). */
+const CLIENT_DATE = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i
+
+/**
+ * A publishing date as clients send it: with a UTC offset, or without one
+ * (Volto's date widget), which means UTC (docs/api.md). 400 otherwise.
+ */
+export function clientDate (value: string, field: string): string {
+  const match = CLIENT_DATE.exec(value.trim())
+  if (match === null) throw BadRequest(`Could not parse value '${value}' of '${field}' as a date.`)
+  const [, day, time = '00:00:00', offset = 'Z'] = match
+  return parseDate(`${day}T${time}${offset}`, field).toISOString()
+}
 
 /** Workflow transitions of objects, and their history. */
 export class Transitions {
@@ -42,6 +57,36 @@ export class Transitions {
       return { changes: { data, review_state: transition.to }, history: entry }
     })
     return { located: after, entry: { ...entry!, time: after.obj.modified } }
+  }
+
+  /**
+   * Takes a transition on the object and, with `includeChildren`, on
+   * everything inside it, as plone.restapi's `include_children` does:
+   * objects already in the transition's target state are left as they
+   * are; any other object the caller cannot take it on makes it a 400
+   * before anything changes. Each object is its own write.
+   */
+  async takeRecursively (located: Located, name: string, who: Principal, comments: string, dates: TransitionDates, includeChildren: boolean): Promise<{ located: Located, entry: HistoryEntry }> {
+    const inside = includeChildren && located.type.folderish ? await this.descendants(located) : []
+    const pending = inside.filter(child => {
+      const workflow = child.type.workflow
+      if (workflow === null) return false
+      if (this.available(child, who).some(([id]) => id === name)) return true
+      const target = Object.hasOwn(workflow.transitions, name) ? workflow.transitions[name].to : undefined
+      if (child.obj.review_state === target) return false
+      throw WorkflowException(`The transition '${name}' is not available for everything inside ${located.obj.path}.`)
+    })
+    const result = await this.take(located, name, who, comments, dates)
+    for (const child of pending) await this.take(child, name, who, comments, dates)
+    return result
+  }
+
+  /** Everything inside a folder, parents before their children. */
+  private async descendants (located: Located): Promise<Located[]> {
+    const prefix = located.obj.path === '/' ? '' : located.obj.path
+    const { rows } = await this.db.query<{ uid: string }>("SELECT uid FROM content WHERE path LIKE $1 || '/%' ORDER BY path", [escapeLike(prefix)])
+    const found = await this.store.locateMany(rows.map(r => r.uid))
+    return rows.map(r => found.get(r.uid)).filter((l): l is Located => l !== undefined)
   }
 
   async history (uid: string): Promise<HistoryEntry[]> {

@@ -2,6 +2,9 @@ import type { VocabularyTerm } from './declaration.js'
 import type { Db, Queryable } from '../db/db.js'
 import type { ContentTypeRegistry } from './registry.js'
 
+/** Plone's vocabulary of the tags in use (the `Subject` index), offered as suggestions for `subjects`. */
+export const KEYWORDS_VOCABULARY = 'plone.app.vocabularies.Keywords'
+
 /**
  * Named vocabularies declared by the content types. Editable ones (rooms)
  * keep the Managers' version in the settings table.

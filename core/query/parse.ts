@@ -108,7 +108,8 @@ export class QueryParser {
 
   private sortKey (name: string): SortKey {
     if (name === 'relevance') return { relevance: true }
-    const index = this.index(name === 'Title' ? 'sortable_title' : name)
+    // As in Plone, `Title` sorts by the sortable title and `path` by the object's path.
+    const index = this.index(name === 'Title' ? 'sortable_title' : name === 'path' ? 'path_string' : name)
     if (!index.sortable) throw BadRequest(`The index '${name}' cannot be sorted on.`)
     return { index }
   }

@@ -3,11 +3,21 @@ import { Conflict } from '../errors.js'
 import { hashPassword } from './passwords.js'
 import { USER_CHANGED } from './principal-cache.js'
 
-export interface UserRecord { id: string, email: string | null, fullname: string | null, roles: string[], created: Date }
-export interface NewUser { username: string, email: string, password: string, fullname?: string, roles?: string[] }
-export interface UserChanges { email?: string, password?: string, fullname?: string, roles?: string[] }
+/** The member properties besides the login: free text, `null` when unset. */
+export interface MemberProperties { description?: string | null, home_page?: string | null, location?: string | null }
+export interface UserRecord { id: string, email: string | null, fullname: string | null, roles: string[], created: Date, description: string | null, home_page: string | null, location: string | null }
+export interface NewUser extends MemberProperties { username: string, email: string, password: string, fullname?: string, roles?: string[] }
+export interface UserChanges extends MemberProperties {
+  email?: string
+  password?: string
+  fullname?: string
+  /** Replaces the roles. */
+  roles?: string[]
+  /** Adds and removes roles, applied to the roles as they are when the change is written. */
+  roleChanges?: { add: string[], remove: string[] }
+}
 
-const COLUMNS = 'id, email, fullname, roles, created'
+const COLUMNS = 'id, email, fullname, roles, created, description, home_page, location'
 
 /** The user `admin`, created at first start: it always keeps the Manager role and cannot be deleted. */
 export const ADMIN_USER = 'admin'
@@ -48,9 +58,9 @@ export class Users {
     return await this.db.transaction(async tx => {
       await this.claimLogins(tx, user.username, user.email)
       // The unique indexes still catch a writer that did not take the lock.
-      const result = await tx.query<UserRecord>(`INSERT INTO users (id, email, fullname, password_hash, roles) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [user.username, user.email, user.fullname ?? null, passwordHash, user.roles ?? ['Member']])
+      const result = await tx.query<UserRecord>(`INSERT INTO users (id, email, fullname, password_hash, roles, description, home_page, location)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+      [user.username, user.email, user.fullname ?? null, passwordHash, user.roles ?? ['Member'], user.description ?? null, user.home_page ?? null, user.location ?? null])
       if (result.rowCount === 0) throw Conflict(`The user name '${user.username}' or the e-mail address is taken.`)
       return result.rows[0]
     })
@@ -64,10 +74,19 @@ export class Users {
     const hash = changes.password !== undefined ? await hashPassword(changes.password) : null
     return await this.changing(id, async tx => {
       if (changes.email !== undefined) await this.claimLogins(tx, null, changes.email, id)
+      // A member property given as null is cleared; one not given stays.
+      const given = (name: keyof MemberProperties): boolean => changes[name] !== undefined
       const { rowCount } = await tx.query(`UPDATE users SET email = COALESCE($2, email), fullname = COALESCE($3, fullname),
-        password_hash = COALESCE($4, password_hash), roles = COALESCE($5, roles),
-        token_key = CASE WHEN $4::text IS NULL THEN token_key ELSE gen_random_uuid()::text END WHERE id = $1`,
-      [id, changes.email ?? null, changes.fullname ?? null, hash, changes.roles ?? null])
+        password_hash = COALESCE($4, password_hash),
+        roles = CASE WHEN $5::text[] IS NOT NULL THEN $5::text[] WHEN $12::boolean
+          THEN ARRAY(SELECT DISTINCT r FROM unnest(roles || $13::text[]) r WHERE NOT (r = ANY($14::text[])) ORDER BY r) ELSE roles END,
+        token_key = CASE WHEN $4::text IS NULL THEN token_key ELSE gen_random_uuid()::text END,
+        description = CASE WHEN $6::boolean THEN $7 ELSE description END,
+        home_page = CASE WHEN $8::boolean THEN $9 ELSE home_page END,
+        location = CASE WHEN $10::boolean THEN $11 ELSE location END WHERE id = $1`,
+      [id, changes.email ?? null, changes.fullname ?? null, hash, changes.roles ?? null,
+        given('description'), changes.description ?? null, given('home_page'), changes.home_page ?? null, given('location'), changes.location ?? null,
+        changes.roleChanges !== undefined, changes.roleChanges?.add ?? [], changes.roleChanges?.remove ?? []])
       return rowCount > 0
     })
   }

@@ -3,6 +3,7 @@ import type { Catalog } from '../../core/catalog/catalog.js'
 import { CatalogCounts } from '../../core/catalog/counts.js'
 import { Listings } from '../../core/catalog/listing.js'
 import { CatalogSearch } from '../../core/catalog/search.js'
+import { Locks } from '../../core/content/locks.js'
 import { openContent } from '../../core/content/open.js'
 import type { ContentTypeRegistry } from '../../core/content/registry.js'
 import { Serializer } from '../../core/content/serializer.js'
@@ -29,6 +30,8 @@ declare module 'fastify' {
     vocabularies: Vocabularies
     /** Folder listings and catalogue searches, as the caller may run them. */
     listings: Listings
+    /** Locks of objects being edited (`@lock`). */
+    locks: Locks
   }
 }
 
@@ -49,5 +52,6 @@ export default fp(async fastify => {
   const parser = new QueryParser(name => catalogSearch.index(name))
   fastify.decorate('listings', new Listings({ db: fastify.db, parser, catalogSearch, store: content, serializer }))
   fastify.decorate('vocabularies', new Vocabularies(fastify.db, types))
+  fastify.decorate('locks', new Locks(fastify.db))
   fastify.log.debug({ types: [...types.types.keys()] }, 'content types loaded')
 }, { name: 'content', dependencies: ['db'] })

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { BadRequest, NotAcceptable, NotFound } from '../../core/errors.js'
+import { BadRequest, NotAcceptable, NotFound, UnsupportedMediaType } from '../../core/errors.js'
 import { ANONYMOUS } from '../../core/security/roles.js'
 import { assertPlainName, assertTrustworthyJson } from '../../core/security/untrusted-input.js'
 import { addressOf } from '../support/url.js'
@@ -52,11 +52,15 @@ export default fp(async fastify => {
   // A reference type cannot be a request decorator's default; the onRequest hook sets it.
   fastify.decorateRequest('principal', null as unknown as typeof ANONYMOUS)
   fastify.decorateRequest('token', null)
+  // Under Zope's virtual hosting the path names the origin and the site's path (plugins/support/url.ts).
   fastify.decorateRequest('absoluteUrl', function (url: string) {
-    return `${this.protocol}://${this.host}${url}`
+    return `${addressOf(this.raw).virtual?.origin ?? `${this.protocol}://${this.host}`}${url}`
   })
   fastify.decorateRequest('baseUrl', {
-    getter () { return `${this.protocol}://${this.host}${sitePath}` }
+    getter () {
+      const { virtual } = addressOf(this.raw)
+      return virtual !== undefined ? virtual.origin + virtual.sitePath : `${this.protocol}://${this.host}${sitePath}`
+    }
   })
   fastify.decorateRequest('contextPath', {
     getter () { return addressOf(this.raw).contextPath }
@@ -64,6 +68,12 @@ export default fp(async fastify => {
 
   // Plain text is not a body this API takes: without its parser Fastify answers 415.
   fastify.removeContentTypeParser('text/plain')
+  // An empty body is no body whatever its Content-Type (@plone/client posts workflow
+  // transitions with an empty form body); anything else that is not JSON is 415.
+  fastify.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if ((body as string) === '') done(null, undefined)
+    else done(UnsupportedMediaType(), undefined)
+  })
   // Clients send `Content-Type: application/json` on bodiless POSTs (@workflow,
   // @logout): an empty body is no body, not a syntax error. Every body is
   // checked once here for what no handler should have to meet (prototype

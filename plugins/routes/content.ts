@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { callerOf, denied, requireContext } from '../support/access.js'
+import { expandedNames } from '../app/components.js'
 import { batchOf } from '../../core/query/paging.js'
 import type { Located } from '../../core/content/rows.js'
 import type { Queryable } from '../../core/db/db.js'
@@ -9,9 +10,16 @@ import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../
 import { Permission } from '../../core/security/roles.js'
 import { changedFields, checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import { addressOf } from '../support/url.js'
+import { lockInfo } from '../../core/content/locks.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
 import { can } from '../../core/security/permissions.js'
+
+/** The `Lock-Token` a write carries (Volto sends the one `@lock` gave it). */
+const lockToken = (request: FastifyRequest): string | undefined => {
+  const token = request.headers['lock-token']
+  return Array.isArray(token) ? token[0] : token
+}
 
 const etagOf = (located: Located): string => `"${located.obj.uid.slice(0, 8)}-${located.obj.modified.getTime()}"`
 
@@ -46,11 +54,23 @@ export default fp(async fastify => {
     mode, stored, tokens: async name => await vocabularies.tokens(name, q), imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
   })
 
+  /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
+  async function representation (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
+    const searchParams = new URL(request.url, 'http://x').searchParams
+    const lock = await fastify.locks.live(located.obj.uid)
+    return {
+      '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
+      ...serializer.object(request.baseUrl, located),
+      lock: lockInfo(request.baseUrl, lock, request.principal.userId, can(request.principal, Permission.Modify, located))
+    }
+  }
+
   async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request)
-    const body = serializer.object(request.baseUrl, located)
+    const searchParams = new URL(request.url, 'http://x').searchParams
+    const body = await representation(request, located)
     if (located.type.folderish) {
-      const query = parseZopeQuery(new URL(request.url, 'http://x').searchParams)
+      const query = parseZopeQuery(searchParams)
       const listing = await fastify.listings.fromCatalog(callerOf(request), {
         criteria: { path: { query: located.obj.path, depth: 1 } },
         sortOn: ['getObjPositionInParent'],
@@ -81,12 +101,13 @@ export default fp(async fastify => {
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)
     const url = urlOf(request.baseUrl, created.obj.path)
-    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(serializer.object(request.baseUrl, created))
+    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await representation(request, created))
   }
 
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Modify)
     if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
+    await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
     const ifMatch = request.headers['if-match']
     // Checked against the object as it is under its lock: a concurrent edit or
     // transition may have changed what the caller may do and what the body means.
@@ -103,7 +124,7 @@ export default fp(async fastify => {
     })
     void reply.header('etag', etagOf(updated))
     if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
-      return reply.code(200).send(serializer.object(request.baseUrl, updated))
+      return reply.code(200).send(await representation(request, updated))
     }
     return reply.code(204).send()
   }
@@ -111,6 +132,7 @@ export default fp(async fastify => {
   async function deleteContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Delete)
     if (located.obj.path === '/') throw MethodNotAllowed('The site root cannot be deleted.')
+    await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
     await content.remove(located)
     return reply.code(204).send()
   }
@@ -142,4 +164,4 @@ export default fp(async fastify => {
       .header('content-disposition', `inline; filename="${filename}"`)
       .send(bytes)
   })
-}, { name: 'content-routes', dependencies: ['content', 'auth', 'http'] })
+}, { name: 'content-routes', dependencies: ['components', 'content', 'auth', 'http'] })

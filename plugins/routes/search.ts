@@ -1,4 +1,6 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Located } from '../../core/content/rows.js'
 import Type from 'typebox'
 import { urlOf } from '../../core/content/urls.js'
 import { OutageLog } from '../../core/log.js'
@@ -7,6 +9,17 @@ import { parseZopeQuery } from '../../core/query/zope.js'
 import { SolrUnavailable } from '../../core/solr/client.js'
 import { routesToSolr } from '../../core/solr/routing.js'
 import { callerOf, requireContext } from '../support/access.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * A search below `located` with Plone's query parameters (after Zope
+     * marshalling), answered by Solr or the catalogue per the routing rules;
+     * `@search` and `@querystring-search` both answer through it.
+     */
+    searchListing: (request: FastifyRequest, reply: FastifyReply, located: Located, query: Record<string, unknown>, id: string) => Promise<Record<string, unknown>>
+  }
+}
 
 const errorResponses = Object.fromEntries([400, 401, 404].map(s => [s, { $ref: 'Error#' }]))
 
@@ -47,7 +60,10 @@ export default fp(async fastify => {
   }, async (request, reply) => {
     const located = await requireContext(fastify.content, request)
     const params = new URL(request.url, 'http://x').searchParams
-    const query = parseZopeQuery(params)
+    return await searchListing(request, reply, located, parseZopeQuery(params), canonicalId(request.baseUrl, located.obj.path, params))
+  })
+
+  async function searchListing (request: FastifyRequest, reply: FastifyReply, located: Located, query: Record<string, unknown>, id: string): Promise<Record<string, unknown>> {
     const settings = fastify.solrSettings.current
     const { options, criteria } = searchParams(query, {
       path: located.obj.path,
@@ -56,7 +72,7 @@ export default fp(async fastify => {
       defaultFacets: settings.facets
     })
     const caller = callerOf(request)
-    const answer = { '@id': canonicalId(request.baseUrl, located.obj.path, params) }
+    const answer = { '@id': id }
     if (routesToSolr(settings, query, criteria)) {
       try {
         const listing = await fastify.solrSearch.listing(caller, options, request.log)
@@ -76,5 +92,6 @@ export default fp(async fastify => {
     const listing = await fastify.listings.fromCatalog(caller, options)
     void reply.header('x-search-engine', 'catalogue')
     return { ...answer, ...listing }
-  })
+  }
+  fastify.decorate('searchListing', searchListing)
 }, { name: 'search', dependencies: ['content', 'auth', 'http', 'solr-settings', 'solr'] })

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import Type from 'typebox'
+import Type, { type TNull, type TSchema, type TUnion } from 'typebox'
 import { BadRequest, Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { GLOBAL_ROLES, Permission, SITE_ROLE_MAP, allows, type Principal } from '../../core/security/roles.js'
 import { ADMIN_USER, type UserChanges, type UserRecord } from '../../core/security/users.js'
@@ -8,20 +8,48 @@ import { addressOf } from '../support/url.js'
 import { isoDate, urlOf } from '../../core/content/urls.js'
 
 const Role = Type.Enum([...GLOBAL_ROLES])
+const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()])
 const UserSchema = Type.Object({
   '@id': Type.String(),
   id: Type.String(),
   username: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  fullname: Type.Union([Type.String(), Type.Null()]),
+  email: Nullable(Type.String()),
+  fullname: Nullable(Type.String()),
   roles: Type.Array(Type.String()),
-  created: Type.Union([Type.String(), Type.Null()])
+  created: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  home_page: Nullable(Type.String()),
+  location: Nullable(Type.String()),
+  portrait: Type.Null(),
+  groups: Type.Object({ '@id': Type.String(), items: Type.Array(Type.Object({ id: Type.String(), title: Type.String() })), items_total: Type.Integer() })
 })
+/** The member properties a user form sends besides the login (no portraits are kept: `portrait` may only be null). */
+const MemberProperties = {
+  description: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
+  home_page: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  location: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+  portrait: Type.Optional(Type.Null())
+}
 const Username = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$', description: 'Login name and user id' })
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Password = Type.String({ minLength: 8, maxLength: 1024 })
 const errors = { 400: { $ref: 'Error#' }, 401: { $ref: 'Error#' }, 403: { $ref: 'Error#' }, 404: { $ref: 'Error#' }, 409: { $ref: 'Error#' } }
 const IdParam = Type.Object({ id: Type.String() })
+
+/** Global roles as Volto's user control panel sends them, `{"Editor": true, "Contributor": false}`; roles this site does not have may only be false. */
+const RoleMap = Type.Record(Type.String(), Type.Boolean())
+
+/** A role map as additions and removals; roles this site does not have may only be removed (they are not held). */
+function roleChangesOf (roles: Record<string, boolean>): { add: string[], remove: string[] } {
+  const add: string[] = []
+  const remove: string[] = []
+  for (const [role, held] of Object.entries(roles)) {
+    const known = (GLOBAL_ROLES as readonly string[]).includes(role)
+    if (held && !known) throw BadRequest(`Unknown role '${role}'.`)
+    if (known) (held ? add : remove).push(role)
+  }
+  return { add, remove }
+}
 
 const isManager = (who: Principal): boolean => allows(SITE_ROLE_MAP[Permission.ManagePortal], new Set(who.roles))
 
@@ -36,16 +64,37 @@ function requireManager (who: Principal, self?: string): void {
 export default fp(async fastify => {
   const { users } = fastify
   const serialize = (baseUrl: string, u: UserRecord): Record<string, unknown> => ({
-    '@id': urlOf(baseUrl, `/@users/${u.id}`), id: u.id, username: u.id, email: u.email, fullname: u.fullname, roles: u.roles, created: isoDate(u.created)
+    '@id': urlOf(baseUrl, `/@users/${u.id}`),
+    id: u.id,
+    username: u.id,
+    email: u.email,
+    fullname: u.fullname,
+    roles: u.roles,
+    created: isoDate(u.created),
+    description: u.description,
+    home_page: u.home_page,
+    location: u.location,
+    portrait: null,
+    // This site has no groups of its own: every user is in Plone's implicit group of authenticated users.
+    groups: { '@id': urlOf(baseUrl, '/@users'), items: [{ id: 'AuthenticatedUsers', title: 'AuthenticatedUsers' }], items_total: 1 }
   })
   const notFound = (request: FastifyRequest): Error => NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
 
   fastify.get('/@users', {
-    schema: { summary: 'List users (Manager)', tags: ['users'], security: [{ bearer: [] }], querystring: Type.Object({ query: Type.Optional(Type.String()) }), response: { 200: Type.Array(UserSchema), ...errors } }
+    schema: { summary: 'List users (Manager)', tags: ['users'], security: [{ bearer: [] }], querystring: Type.Object({ query: Type.Optional(Type.String()) }), response: { 200: Type.Object({ '@id': Type.String(), items: Type.Array(UserSchema), items_total: Type.Integer() }), ...errors } }
   }, async request => {
     requireManager(request.principal)
     const { query } = request.query as { query?: string }
-    return (await users.list(query)).map(u => serialize(request.baseUrl, u))
+    const items = (await users.list(query)).map(u => serialize(request.baseUrl, u))
+    return { '@id': urlOf(request.baseUrl, '/@users'), items, items_total: items.length }
+  })
+
+  // The roles Volto's user control panel offers as columns (plone.restapi's @roles).
+  fastify.get('/@roles', {
+    schema: { summary: 'The global roles a user may be given (Manager)', tags: ['users'], security: [{ bearer: [] }], response: { 200: Type.Array(Type.Object({ '@id': Type.String(), '@type': Type.Literal('role'), id: Type.String(), title: Type.String() })), ...errors } }
+  }, async request => {
+    requireManager(request.principal)
+    return GLOBAL_ROLES.map(role => ({ '@id': urlOf(request.baseUrl, `/@roles/${role}`), '@type': 'role' as const, id: role, title: role }))
   })
 
   fastify.post('/@users', {
@@ -53,12 +102,13 @@ export default fp(async fastify => {
       summary: 'Create a user (Manager)',
       tags: ['users'],
       security: [{ bearer: [] }],
-      body: Type.Object({ username: Username, email: Email, password: Password, fullname: Type.Optional(Type.String({ maxLength: 256 })), roles: Type.Optional(Type.Array(Role, { uniqueItems: true })) }, { additionalProperties: false }),
+      body: Type.Object({ username: Username, email: Email, password: Password, fullname: Type.Optional(Type.String({ maxLength: 256 })), roles: Type.Optional(Type.Array(Role, { uniqueItems: true })), ...MemberProperties }, { additionalProperties: false }),
       response: { 201: UserSchema, ...errors }
     }
   }, async (request, reply) => {
     requireManager(request.principal)
-    const user = serialize(request.baseUrl, await users.create(request.body as Parameters<typeof users.create>[0]))
+    const { portrait: _portrait, ...body } = request.body as Parameters<typeof users.create>[0] & { portrait?: null }
+    const user = serialize(request.baseUrl, await users.create(body))
     return reply.code(201).header('location', user['@id']).send(user)
   })
 
@@ -78,15 +128,17 @@ export default fp(async fastify => {
       tags: ['users'],
       security: [{ bearer: [] }],
       params: IdParam,
-      body: Type.Object({ email: Type.Optional(Email), password: Type.Optional(Password), fullname: Type.Optional(Type.String({ maxLength: 256 })), roles: Type.Optional(Type.Array(Role, { uniqueItems: true })) }, { additionalProperties: false }),
+      body: Type.Object({ email: Type.Optional(Email), password: Type.Optional(Password), fullname: Type.Optional(Type.String({ maxLength: 256 })), roles: Type.Optional(Type.Union([Type.Array(Role, { uniqueItems: true }), RoleMap])), ...MemberProperties }, { additionalProperties: false }),
       response: { 204: Type.Null(), ...errors }
     }
   }, async (request, reply) => {
     const { id } = request.params as { id: string }
     requireManager(request.principal, id)
-    const changes = request.body as UserChanges
-    if (changes.roles !== undefined && !isManager(request.principal)) throw Forbidden('Changing roles needs the Manager role.')
-    if (id === ADMIN_USER && changes.roles !== undefined && !changes.roles.includes('Manager')) throw BadRequest(`The user '${ADMIN_USER}' keeps the Manager role.`)
+    const { roles, portrait: _portrait, ...rest } = request.body as Omit<UserChanges, 'roles'> & { roles?: string[] | Record<string, boolean>, portrait?: null }
+    if (roles !== undefined && !isManager(request.principal)) throw Forbidden('Changing roles needs the Manager role.')
+    const changes: UserChanges = { ...rest, ...(Array.isArray(roles) ? { roles } : roles !== undefined ? { roleChanges: roleChangesOf(roles) } : {}) }
+    const dropsManager = changes.roles !== undefined ? !changes.roles.includes('Manager') : changes.roleChanges?.remove.includes('Manager') === true
+    if (id === ADMIN_USER && dropsManager) throw BadRequest(`The user '${ADMIN_USER}' keeps the Manager role.`)
     if (!await users.update(id, changes)) throw notFound(request)
     return reply.code(204).send()
   })

@@ -1,4 +1,9 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { seesInactive } from '../../core/catalog/listing.js'
+import type { VocabularyTerm } from '../../core/content/declaration.js'
+import { KEYWORDS_VOCABULARY } from '../../core/content/vocabularies.js'
+import { principalsOf } from '../../core/security/roles.js'
 import Type from 'typebox'
 import { requireManager } from '../support/access.js'
 import { batchOf, batchingLinks } from '../../core/query/paging.js'
@@ -11,16 +16,23 @@ const errorResponses = Object.fromEntries([400, 401, 403, 404].map(s => [s, { $r
 const Term = Type.Object({ token: Type.String(), title: Type.Union([Type.String(), Type.Null()]) })
 
 /**
- * `@vocabularies` (plone.restapi): the talk kinds, audiences and rooms.
+ * `@vocabularies` (plone.restapi): the talk kinds, audiences and rooms, and
+ * `plone.app.vocabularies.Keywords`, the tags in use (suggestions for `subjects`).
  * Editable vocabularies (rooms) are replaced by Managers with PATCH.
  */
 export default fp(async fastify => {
   const { vocabularies } = fastify
   const NameParam = Type.Object({ name: Type.String() })
+  /** The tags on content the caller may see (a private talk's tags are not shown to others). */
+  const keywords = async (request: FastifyRequest): Promise<VocabularyTerm[]> => {
+    const access = { principals: principalsOf(request.principal), showInactive: seesInactive(request.principal) }
+    const values = await fastify.catalogSearch.uniqueValues(fastify.db, fastify.catalogSearch.index('Subject'), access)
+    return values.map(token => ({ token, title: token }))
+  }
 
   fastify.get('/@vocabularies', {
     schema: { summary: 'List vocabularies', tags: ['vocabularies'], response: { 200: Type.Array(Type.Object({ '@id': Type.String(), title: Type.String() })) } }
-  }, async request => vocabularies.names().map(name => ({ '@id': urlOf(request.baseUrl, `/@vocabularies/${name}`), title: name })))
+  }, async request => [...vocabularies.names(), KEYWORDS_VOCABULARY].map(name => ({ '@id': urlOf(request.baseUrl, `/@vocabularies/${name}`), title: name })))
 
   fastify.get('/@vocabularies/:name', {
     schema: {
@@ -31,10 +43,11 @@ export default fp(async fastify => {
     }
   }, async request => {
     const { name } = request.params as { name: string }
-    if (!vocabularies.has(name)) throw NotFound(request.absoluteUrl(request.url), `The vocabulary '${name}' does not exist.`)
+    const isKeywords = name === KEYWORDS_VOCABULARY
+    if (!isKeywords && !vocabularies.has(name)) throw NotFound(request.absoluteUrl(request.url), `The vocabulary '${name}' does not exist.`)
     const query = parseZopeQuery(new URL(request.url, 'http://x').searchParams)
     if (query.title !== undefined && query.token !== undefined) throw BadRequest('You can not filter by title and token at the same time.')
-    let items = [...await vocabularies.terms(name)]
+    let items = isKeywords ? await keywords(request) : [...await vocabularies.terms(name)]
     if (query.title !== undefined) {
       const title = textOf(query.title, 'title').toLowerCase()
       items = items.filter(t => (t.title ?? t.token).toLowerCase().includes(title))

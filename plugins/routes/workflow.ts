@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { requireContext } from '../support/access.js'
@@ -6,8 +7,11 @@ import { BadRequest } from '../../core/errors.js'
 import { Permission, type Principal } from '../../core/security/roles.js'
 import { isoDate, urlOf } from '../../core/content/urls.js'
 import { stateOf } from '../../core/security/workflow.js'
+import { clientDate, type TransitionDates } from '../../core/content/transitions.js'
 import { can } from '../../core/security/permissions.js'
 
+/** A date-time with or without a UTC offset (no offset = UTC). */
+const ClientDate = Type.String({ maxLength: 64, description: 'ISO 8601 date-time; without a UTC offset it is UTC' })
 const errorResponses = Object.fromEntries([400, 401, 403, 404].map(s => [s, { $ref: 'Error#' }]))
 const Entry = Type.Object({
   action: Type.Union([Type.String(), Type.Null()]),
@@ -45,8 +49,10 @@ export default fp(async fastify => {
       tags: ['workflow'],
       response: { 200: Type.Object({ '@id': Type.String(), history: Type.Array(Entry), state: Type.Object({ id: Type.String(), title: Type.String() }), transitions: Type.Array(Type.Object({ '@id': Type.String(), title: Type.String() })) }), ...errorResponses }
     }
-  }, async request => {
-    const located = await requireContext(content, request)
+  }, async request => await workflowOf(request, await requireContext(content, request)))
+  fastify.components.add('workflow', workflowOf)
+
+  async function workflowOf (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
     const url = urlOf(request.baseUrl, located.obj.path)
     const workflow = located.type.workflow
     const state = located.obj.review_state
@@ -57,7 +63,7 @@ export default fp(async fastify => {
       state: { id: state ?? '', title: state !== null ? stateTitle(located, state) : '' },
       transitions: transitions.available(located, request.principal).map(([id, t]) => ({ '@id': `${url}/@workflow/${id}`, title: t.title }))
     }
-  })
+  }
 
   // Without a transition name the path would fall through to "create content" (POST <folder>).
   fastify.post('/@workflow', {
@@ -74,19 +80,23 @@ export default fp(async fastify => {
       params: Type.Object({ transition: Type.String() }),
       body: Type.Object({
         comment: Type.Optional(Type.String({ maxLength: 10000 })),
-        effective: Type.Optional(Type.String({ format: 'date-time' })),
-        expires: Type.Optional(Type.String({ format: 'date-time' }))
+        effective: Type.Optional(Type.Union([ClientDate, Type.Null()])),
+        expires: Type.Optional(Type.Union([ClientDate, Type.Null()])),
+        include_children: Type.Optional(Type.Boolean())
       }, { additionalProperties: false }),
       response: { 200: Entry, ...errorResponses }
     }
   }, async request => {
     const located = await requireContext(content, request)
     const { transition } = request.params as { transition: string }
-    const body = (request.body ?? {}) as { comment?: string, effective?: string, expires?: string }
-    if (body.effective !== undefined && body.expires !== undefined && Date.parse(body.expires) < Date.parse(body.effective)) {
+    const body = (request.body ?? {}) as { comment?: string, effective?: string | null, expires?: string | null, include_children?: boolean }
+    const dates: TransitionDates = {}
+    if (typeof body.effective === 'string') dates.effective = clientDate(body.effective, 'effective')
+    if (typeof body.expires === 'string') dates.expires = clientDate(body.expires, 'expires')
+    if (dates.effective !== undefined && dates.expires !== undefined && Date.parse(dates.expires) < Date.parse(dates.effective)) {
       throw BadRequest('The expiration date must be after the publishing date.')
     }
-    const { located: after, entry } = await transitions.take(located, transition, request.principal, body.comment ?? '', body)
+    const { located: after, entry } = await transitions.takeRecursively(located, transition, request.principal, body.comment ?? '', dates, body.include_children === true)
     return entryOf(after, entry)
   })
-}, { name: 'workflow', dependencies: ['content', 'auth', 'http'] })
+}, { name: 'workflow', dependencies: ['components', 'content', 'auth', 'http'] })

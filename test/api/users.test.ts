@@ -32,8 +32,8 @@ t.test('a Manager creates, lists, reads, changes and deletes users', async t => 
 
   const listed = await call('GET', '/@users', undefined, admin)
   t.equal(listed.statusCode, 200)
-  t.same(listed.json().map((u: { id: string }) => u.id), ['admin', 'jane', 'joe'], 'sorted by id')
-  t.same((await call('GET', '/@users?query=doe', undefined, admin)).json().map((u: { id: string }) => u.id), ['jane'], 'query searches names too')
+  t.same(listed.json().items.map((u: { id: string }) => u.id), ['admin', 'jane', 'joe'], 'sorted by id')
+  t.same((await call('GET', '/@users?query=doe', undefined, admin)).json().items.map((u: { id: string }) => u.id), ['jane'], 'query searches names too')
   t.same((await call('GET', '/@users/jane', undefined, admin)).json(), jane)
 
   const janesToken = (await login(service, 'jane', 'jane-password')).json().token

@@ -8,10 +8,10 @@ t.test('@vocabularies', async t => {
   const { call, tokenFor } = await build(t)
   const admin = await tokenFor('admin')
 
-  t.test('lists the vocabularies the types declare', async t => {
+  t.test('lists the vocabularies the types declare, and the tags in use', async t => {
     const res = await call('GET', '/@vocabularies')
     t.equal(res.statusCode, 200)
-    t.same(res.json(), ['types_of_talk', 'audiences', 'rooms'].map(name => ({ '@id': `${V}/${name}`, title: name })))
+    t.same(res.json(), ['types_of_talk', 'audiences', 'rooms', 'plone.app.vocabularies.Keywords'].map(name => ({ '@id': `${V}/${name}`, title: name })))
   })
 
   t.test('serves each vocabulary\'s terms', async t => {

@@ -37,7 +37,7 @@ t.test('one namespace: a new user name or e-mail may not be any other user\'s us
     t.equal(res.json().type, 'Conflict')
     t.same(Object.keys(res.json()).sort(), ['message', 'type'], 'the contract\'s error shape')
   }
-  t.same((await call('GET', '/@users', undefined, admin)).json().map((u: { id: string }) => u.id), ['admin', 'dana@example.net', 'kim'], 'none was created')
+  t.same((await call('GET', '/@users', undefined, admin)).json().items.map((u: { id: string }) => u.id), ['admin', 'dana@example.net', 'kim'], 'none was created')
 
   const byAddress = await login('kim@example.org', 'kim-password')
   t.equal(byAddress.statusCode, 200, 'the address still logs kim in')

@@ -126,6 +126,20 @@ t.test('@search answered by Solr', async t => {
     t.same((await search('portal_type=talk&use_solr=1&sort_on=sortable_title&sort_order=descending')).keys, ['routing', 'keynote', 'fastify', 'strasse', 'cpp'], 'sortable_title descending')
     t.same((await search('portal_type=talk&use_solr=1&sort_on=start&sort_limit=2')).keys, ['keynote', 'fastify'], 'sort_limit')
     t.equal((await search('portal_type=talk&use_solr=1&sort_on=start&sort_limit=2')).body.items_total, 2, 'sort_limit caps the total')
+    // Volto's folder contents sorts by position, its listings by path: both engines give the same order.
+    const visible = (key: string): boolean => Object.hasOwn(TALKS, key) && TALKS[key].expires === undefined
+    const byPath = [...keyOf].filter(([, key]) => visible(key)).sort(([a], [b]) => a < b ? -1 : 1).map(([, key]) => key)
+    const expected: Record<string, string[]> = { path: byPath, getObjPositionInParent: Object.keys(TALKS).filter(visible) }
+    for (const [sortOn, order] of Object.entries(expected)) {
+      for (const direction of ['ascending', 'descending']) {
+        const query = `portal_type=talk&sort_on=${sortOn}&sort_order=${direction}`
+        const viaSolr = await search(`${query}&use_solr=1`)
+        const viaCatalogue = await search(query)
+        t.same([viaSolr.engine, viaCatalogue.engine], ['solr', 'catalogue'])
+        t.same(viaSolr.keys, direction === 'ascending' ? order : [...order].reverse(), `Solr: ${query}`)
+        t.same(viaCatalogue.keys, viaSolr.keys, `the catalogue: ${query}`)
+      }
+    }
     for (const query of ['nosuch=1', 'sort_on=Subject', 'created.query=x&created.range=min', 'facet.field=nosuch', 'hl=true&hl.fl=nosuch']) {
       const res = await search(`${query}&${text('plone')}`)
       t.equal(res.status, 400, `${query}: 400 as from the catalogue`)

@@ -1,0 +1,55 @@
+import type { Located } from '../content/rows.js'
+import { can, holdsSiteWide } from './permissions.js'
+import { Permission, type PermissionName, type Principal } from './roles.js'
+
+export interface Action { id: string, title: string, icon: string }
+export type ActionCategories = Record<'object' | 'object_buttons' | 'user' | 'document_actions' | 'portal_tabs' | 'site_actions', Action[]>
+
+const action = (id: string, title: string): Action => ({ id, title, icon: '' })
+
+/** An action shown when the caller holds one of the permissions on the object. */
+interface ObjectAction { action: Action, needs: PermissionName[], folderishOnly?: boolean, notOnRoot?: boolean }
+
+/**
+ * Plone's object actions that this service implements, with the permissions
+ * Plone guards them with: Volto's toolbar shows Edit and Contents from `edit`
+ * and `folderContents`. Actions whose services do not exist here (history,
+ * sharing, cut/copy/paste, rename) are not offered (docs/api.md).
+ */
+const OBJECT_ACTIONS: ObjectAction[] = [
+  { action: action('view', 'View'), needs: [Permission.View] },
+  // The site root is not edited through this API (PATCH answers 405).
+  { action: action('edit', 'Edit'), needs: [Permission.Modify], notOnRoot: true },
+  // Plone's "List folder contents": whoever may add or change content in the folder.
+  { action: action('folderContents', 'Contents'), needs: [Permission.Add, Permission.Modify], folderishOnly: true }
+]
+const OBJECT_BUTTONS: ObjectAction[] = [
+  { action: action('delete', 'Delete'), needs: [Permission.Delete], notOnRoot: true }
+]
+
+/**
+ * `@actions` (plone.restapi): each category of actions as this caller may
+ * take them on this object.
+ */
+export function actionsFor (who: Principal, located: Located): ActionCategories {
+  const isRoot = located.obj.path === '/'
+  const held = (entries: ObjectAction[]): Action[] => entries
+    .filter(e => (e.folderishOnly !== true || located.type.folderish) && (e.notOnRoot !== true || !isRoot))
+    .filter(e => e.needs.some(p => can(who, p, located)))
+    .map(e => e.action)
+  const user = who.userId === null
+    ? [action('login', 'Log in')]
+    : [
+        action('preferences', 'Preferences'),
+        ...(holdsSiteWide(who, Permission.ManagePortal) ? [action('plone_setup', 'Site Setup')] : []),
+        action('logout', 'Log out')
+      ]
+  return {
+    object: held(OBJECT_ACTIONS),
+    object_buttons: held(OBJECT_BUTTONS),
+    user,
+    document_actions: [],
+    portal_tabs: [action('index_html', 'Home')],
+    site_actions: [action('sitemap', 'Site Map'), action('accessibility', 'Accessibility'), action('contact', 'Contact')]
+  }
+}

@@ -1,0 +1,66 @@
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import Type from 'typebox'
+import type { Located } from '../../core/content/rows.js'
+import { urlOf } from '../../core/content/urls.js'
+import { requireContext } from '../support/access.js'
+
+/** A service's answer on a context, as its own GET and as an expanded `@components` entry. */
+export type ComponentHandler = (request: FastifyRequest, located: Located) => Promise<unknown>
+
+export interface ComponentOptions {
+  summary: string
+  tags: string[]
+  /** Shown in `@components` only when expanded (plone.restapi lists translations only with multilingual). */
+  onlyExpanded?: boolean
+}
+
+export interface Components {
+  /** Serves `GET <context>/@<name>` and lists it in every object's `@components`. */
+  serve: (name: string, options: ComponentOptions, handler: ComponentHandler) => void
+  /** Adds an already served service to `@components` (its route has its own schema). */
+  add: (name: string, handler: ComponentHandler, options?: Pick<ComponentOptions, 'onlyExpanded'>) => void
+  /** `@components` of an object: `{"@id": <url>/@<name>}` for each, the full answer for those expanded. */
+  of: (request: FastifyRequest, located: Located, expand: Set<string>) => Promise<Record<string, unknown>>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** plone.restapi's expandable components (`?expand=…`, `@components`). */
+    components: Components
+  }
+}
+
+/** The names in `expand=a,b` (also repeated parameters), trimmed. */
+export function expandedNames (searchParams: URLSearchParams): Set<string> {
+  return new Set(searchParams.getAll('expand').flatMap(v => v.split(',')).map(s => s.trim()).filter(Boolean))
+}
+
+/**
+ * plone.restapi's expansion: every content object carries `@components`,
+ * one entry a service (`@breadcrumbs`, `@actions` …); `?expand=` inlines
+ * the answers Volto needs on every page, saving it a request each.
+ */
+export default fp(async fastify => {
+  const registered = new Map<string, { handler: ComponentHandler, onlyExpanded: boolean }>()
+  const add: Components['add'] = (name, handler, options = {}) => {
+    if (registered.has(name)) throw new Error(`Component '${name}' is registered twice`)
+    registered.set(name, { handler, onlyExpanded: options.onlyExpanded === true })
+  }
+  fastify.decorate('components', {
+    add,
+    serve (name, options, handler) {
+      add(name, handler, options)
+      fastify.get(`/@${name}`, {
+        schema: { summary: `${options.summary} (on any content path)`, tags: options.tags, response: { 200: Type.Object({}, { additionalProperties: true }) } }
+      }, async request => await handler(request, await requireContext(fastify.content, request)))
+    },
+    async of (request, located, expand) {
+      const url = urlOf(request.baseUrl, located.obj.path)
+      const entries = [...registered].sort(([a], [b]) => a.localeCompare(b))
+        .filter(([name, { onlyExpanded }]) => expand.has(name) || !onlyExpanded)
+      return Object.fromEntries(await Promise.all(entries.map(async ([name, { handler }]) =>
+        [name, expand.has(name) ? await handler(request, located) : { '@id': `${url}/@${name}` }])))
+    }
+  } satisfies Components)
+}, { name: 'components', dependencies: ['content', 'http'] })

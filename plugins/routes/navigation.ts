@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { seesInactive } from '../../core/catalog/listing.js'
+import { breadcrumbs, navigation } from '../../core/content/navigation.js'
+import type { Located } from '../../core/content/rows.js'
+import { urlOf } from '../../core/content/urls.js'
+import { parseInteger } from '../../core/query/zope.js'
+import { principalsOf } from '../../core/security/roles.js'
+
+/**
+ * The services of the site's structure that Volto reads on every page
+ * (plone.restapi): `@breadcrumbs`, `@navigation` (with
+ * `expand.navigation.depth`), `@navroot`, `@site`, and `@translations`
+ * (a site in one language: none). Each is also an `@components` entry.
+ */
+export default fp(async fastify => {
+  const { components, content, serializer } = fastify
+  const serviceUrl = (request: FastifyRequest, path: string, name: string): string =>
+    `${urlOf(request.baseUrl, path)}/@${name}`
+  const siteRoot = async (): Promise<Located> => {
+    const { found } = await content.locate('/')
+    if (found === null) throw new Error('The site root is missing')
+    return found
+  }
+
+  components.serve('breadcrumbs', { summary: 'The path from the site root to the object', tags: ['navigation'] }, async (request, located) => ({
+    '@id': serviceUrl(request, located.obj.path, 'breadcrumbs'),
+    items: breadcrumbs(request.baseUrl, located, request.principal, obj => content.typeOf(obj)),
+    root: request.baseUrl
+  }))
+
+  components.serve('navigation', { summary: 'The site\'s navigation tree (expand.navigation.depth, default 1)', tags: ['navigation'] }, async (request, located) => {
+    const depthParam = new URL(request.url, 'http://x').searchParams.get('expand.navigation.depth')
+    const depth = depthParam === null ? 1 : parseInteger(depthParam, 'expand.navigation.depth')
+    const access = { principals: principalsOf(request.principal), showInactive: seesInactive(request.principal) }
+    return {
+      '@id': serviceUrl(request, located.obj.path, 'navigation'),
+      items: await navigation(fastify.db, fastify.catalogSearch, request.baseUrl, access, depth)
+    }
+  })
+
+  // The site root is the only navigation root: this service has no language folders.
+  components.serve('navroot', { summary: 'The navigation root of the object (the site root)', tags: ['navigation'] }, async (request, located) => ({
+    '@id': serviceUrl(request, located.obj.path, 'navroot'),
+    navroot: serializer.object(request.baseUrl, await siteRoot())
+  }))
+
+  components.serve('translations', { summary: 'Translations of the object: none, the site has one language', tags: ['navigation'], onlyExpanded: true }, async (request, located) => ({
+    '@id': serviceUrl(request, located.obj.path, 'translations'),
+    items: []
+  }))
+
+  fastify.get('/@site', {
+    schema: { summary: 'Site-wide settings clients read (title, logo, languages)', tags: ['navigation'] }
+  }, async request => {
+    const root = await siteRoot()
+    return {
+      '@id': `${request.baseUrl}/@site`,
+      features: { filter_aliases_by_date: false, multilingual: false },
+      'plone.site_title': String(root.obj.data.title ?? ''),
+      'plone.site_logo': null,
+      'plone.robots_txt': '',
+      'plone.allowed_sizes': [],
+      'plone.available_languages': ['en'],
+      'plone.default_language': 'en',
+      'plone.portal_timezone': 'UTC'
+    }
+  })
+}, { name: 'navigation', dependencies: ['components', 'content', 'auth', 'http'] })
