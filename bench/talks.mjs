@@ -102,6 +102,12 @@ export function talkBody (n, label = `#${n}`) {
   }
 }
 
+/** A subject of many talks (subjects are drawn from the 30 most frequent words). */
+export const COMMON_SUBJECT = WORDS[1]
+
+/** The conference's first day: a date range holding about a third of the talks (they start over three days). */
+export const FIRST_DAY = [new Date(CONFERENCE_START).toISOString().slice(0, 10), new Date(CONFERENCE_START + 86400000).toISOString().slice(0, 10)]
+
 /**
  * Full-text queries of known selectivity: a very common word, a middling
  * one, a rare one and two words together.
