@@ -351,8 +351,16 @@ async function main () {
       }
       const records = []
       for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && s.target !== 'async' && selected(s) && (level === 0 || s.scaled))) {
-        // The selects to replay are the ones the service sends now, with Solr on as the Solr search left it.
-        if (scenario.id === 'floor-solr-query') ctx.solrSelects = helper('solr-floor.mjs', ['selects', solr.url], env)
+        if (scenario.id === 'floor-solr-query') {
+          // The selects to replay are the ones the service sends now, with Solr on as the Solr search left it.
+          try {
+            ctx.solrSelects = helper('solr-floor.mjs', ['selects', solr.url], env)
+          } catch (err) {
+            say(`floor-solr-query failed: ${err.message}`)
+            report.results.push({ id: scenario.id, title: scenario.title, group: scenario.group, talks: sample.count, status: 'failed', reason: err.message })
+            continue
+          }
+        }
         records.push(await measure(scenario, sample.count, ctx))
       }
       const after = await measure(floorScenario, sample.count, ctx)

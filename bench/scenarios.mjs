@@ -182,9 +182,10 @@ export const SCENARIOS = [
   createWithSolr('create-solr-async', 'POST create, Solr async (queue; commitWithin 1 s)', SOLR_BATCHED, 'async'),
   {
     id: 'patch',
-    title: 'PATCH one talk',
+    title: 'PATCH one talk, no Solr',
     group: 'write',
     scaled: true,
+    settings: CATALOGUE,
     plan: ctx => {
       let n = 0
       return {
@@ -221,8 +222,9 @@ export const SCENARIOS = [
   },
   {
     id: 'bulk-import',
-    title: 'bulk import: create + publish',
+    title: 'bulk import: create + publish, no Solr',
     group: 'job',
+    settings: CATALOGUE,
     unit: 'talks/s',
     requestsPerItem: 2,
     amount: ctx => 2 * ctx.bulkTalks,
