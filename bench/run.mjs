@@ -106,9 +106,24 @@ function loadGenerator () {
   }
 }
 
+/**
+ * A set-up request to the service. A request that failed before any answer
+ * (a kept-alive connection the service closed as it was reused: on a loaded
+ * machine the two keep-alive timers race) is sent once more on a new connection.
+ */
+async function setUpFetch (url, init) {
+  try {
+    return await fetch(url, init)
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err
+    say(`${init.method} ${url} failed before any answer (${err.cause?.code ?? err.cause?.message ?? err.message}); sending it once more`)
+    return await fetch(url, init)
+  }
+}
+
 /** A JSON call to the service (set-up only; never measured). */
 async function call (baseUrl, method, path, body, token) {
-  const res = await fetch(baseUrl + path, {
+  const res = await setUpFetch(baseUrl + path, {
     method,
     headers: { accept: 'application/json', 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body)
@@ -187,7 +202,7 @@ function ingestFloor (env, solr, talks) {
 async function reindex (service, token, talks) {
   await call(service.url, 'PATCH', '/@controlpanels/solr-controlpanel', SOLR_ON, token)
   const started = performance.now()
-  const res = await fetch(`${service.url}/@solr-maintenance/reindex`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+  const res = await setUpFetch(`${service.url}/@solr-maintenance/reindex`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
   const text = await res.text()
   const seconds = (performance.now() - started) / 1000
   const done = text.match(/reindexed (\d+) objects/)
@@ -423,6 +438,6 @@ async function main () {
 }
 
 main().catch(err => {
-  say(`stopped: ${err.stack ?? err}`)
+  say(`stopped: ${err.stack ?? err}${err.cause !== undefined ? `\ncause: ${err.cause.stack ?? err.cause}` : ''}`)
   process.exitCode = 1
 })

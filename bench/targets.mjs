@@ -54,7 +54,7 @@ function atScale (records, key, limit, describe) {
 function everySize (records, key, limit, describe) {
   if (records.length === 0) return NOT_MEASURED
   const worst = worstOf(records, key, limit.max !== undefined)
-  return { ...judge(key(worst), limit), standing: `${describe(worst)} at ${worst.talks} talks (worst of ${records.length} measurements)` }
+  return { ...judge(key(worst), limit), standing: `${describe(worst)} at ${worst.talks} talks${records.length > 1 ? ` (worst of ${records.length} measurements)` : ''}` }
 }
 
 /** p99 growth from the smallest to the largest size, each scenario; the worst. */
