@@ -49,7 +49,7 @@ function checkWritePermissions (request: FastifyRequest, located: Pick<Located, 
  */
 export default fp(async fastify => {
   const { content, serializer, contentTypes: types, vocabularies } = fastify
-  /** What validation reads besides the body; `q` is the write's transaction when it holds a lock (no second connection then). */
+  /** What validation reads besides the body; `q`: where the write reads the object's current state. */
   const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): Parameters<typeof checkWrite>[2] => ({
     mode, stored, tokens: async name => await vocabularies.tokens(name, q), imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
   })
@@ -109,8 +109,8 @@ export default fp(async fastify => {
     if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
     await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
     const ifMatch = request.headers['if-match']
-    // Checked against the object as it is under its lock: a concurrent edit or
-    // transition may have changed what the caller may do and what the body means.
+    // Checked against the object as it is now (again on every retry of the store's version
+    // check): a concurrent edit or transition may have changed what the caller may do and what the body means.
     const updated = await content.update(located, async (current, tx) => {
       if (!can(request.principal, Permission.Modify, current)) {
         throw denied(request, `You lack the permission '${Permission.Modify}' on ${current.obj.path}.`)
