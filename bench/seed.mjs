@@ -148,7 +148,7 @@ function batchStatement (talks) {
  * indexes per row. (Should the seeder die meanwhile, the service's start
  * builds them again.)
  */
-const catalogueIndexes = app.catalog.ddl().map(sql => sql.match(/^CREATE INDEX IF NOT EXISTS ("[^"]+") ON/)?.[1]).filter(Boolean)
+const catalogueIndexes = app.catalog.ddl().filter(part => part.kind === 'index').map(part => `"${part.name}"`)
 const rebuildIndexes = target - existing >= Math.max(existing, BULK_FROM)
 if (rebuildIndexes) await app.db.exec(catalogueIndexes.map(name => `DROP INDEX IF EXISTS ${name};`).join('\n'))
 

@@ -9,6 +9,9 @@ import { htmlToText } from '../content/richtext.js'
 export const column = (index: IndexDefinition | string): string =>
   `"${(typeof index === 'string' ? index : index.name).replace(/"/g, '')}"`
 
+/** One piece of the catalogue's schema: a column or a database index, by its (unquoted) name. */
+export interface CatalogDdl { kind: 'column' | 'index', name: string, statement: string }
+
 /**
  * The catalogue's writing side: its columns come from the index definitions,
  * its rows are written in the transaction of the content change.
@@ -27,18 +30,18 @@ export class Catalog {
   }
 
   /** What gives the catalogue a column (and a database index) for every declared index: each named, with its statement. */
-  private ddl (): Array<{ name: string, statement: string }> {
-    const parts: Array<{ name: string, statement: string }> = []
+  ddl (): CatalogDdl[] {
+    const parts: CatalogDdl[] = []
     const unquoted = (name: string): string => column(name).slice(1, -1)
     for (const index of this.indexes) {
       const { sql } = INDEX_KINDS[index.kind]
-      parts.push({ name: unquoted(index.name), statement: `ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(index)} ${sql.type}` })
+      parts.push({ kind: 'column', name: unquoted(index.name), statement: `ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(index)} ${sql.type}` })
       if (!index.indexed || sql.index === null) continue
       const ascending = `catalog_${index.name}`
-      parts.push({ name: unquoted(ascending), statement: `CREATE INDEX IF NOT EXISTS ${column(ascending)} ON catalog USING ${sql.index} (${column(index)})` })
+      parts.push({ kind: 'index', name: unquoted(ascending), statement: `CREATE INDEX IF NOT EXISTS ${column(ascending)} ON catalog USING ${sql.index} (${column(index)})` })
       // A btree read backwards gives NULLS FIRST; descending sorts keep missing values last (core/catalog/search.ts).
       const descending = `catalog_${index.name}_desc`
-      if (sql.descending === true && index.sortable) parts.push({ name: unquoted(descending), statement: `CREATE INDEX IF NOT EXISTS ${column(descending)} ON catalog (${column(index)} DESC NULLS LAST)` })
+      if (sql.descending === true && index.sortable) parts.push({ kind: 'index', name: unquoted(descending), statement: `CREATE INDEX IF NOT EXISTS ${column(descending)} ON catalog (${column(index)} DESC NULLS LAST)` })
     }
     return parts
   }
