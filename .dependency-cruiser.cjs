@@ -50,7 +50,8 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // Not node_modules: excluded modules vanish as dependencies too, and the rules must see Fastify.
-    exclude: { path: '^(dist|test|bench|infra)/' },
+    // A type's volto/ folder is a Volto add-on (a frontend package of its own, built by Volto), not service code.
+    exclude: { path: ['^(dist|test|bench|infra)/', '^content-types/[^/]+/volto/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.build.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'], conditionNames: ['import', 'require', 'node', 'default'] }

@@ -1,7 +1,13 @@
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
-import { loadConfig } from '../core/config/config.js'
+import { loadConfig, type Config } from '../core/config/config.js'
+import type { Logger } from '../core/log.js'
 import { DatabaseUnavailable } from '../core/db/faults.js'
+import { openDatabase } from '../core/db/open.js'
+import { Solr, SolrUnavailable } from '../core/solr/client.js'
+import { SolrCloudAdmin, type DeployOptions } from '../core/solr/cloud.js'
+import { schemaDrift, solrFields } from '../core/solr/configset.js'
+import { SolrSettingsStore } from '../core/solr/settings.js'
 import { contentTypesDir, solrConfDir } from '../core/config/paths.js'
 import { ContentTypeRegistry } from '../core/content/registry.js'
 import { indexingStatus, type IndexingStatus } from '../core/indexing/queue/status.js'
@@ -11,9 +17,10 @@ import { configsetFiles, driftCount, driftLine, liveSchemaLine, writeConfigset, 
 
 /** How long status and retry wait for the queue's Redis connection (ms). */
 const REDIS_WAIT_MS = 3_000
-const OPERATIONS = ['reindex', 'sync', 'clear', 'schema', 'status', 'retry']
+const OPERATIONS = ['reindex', 'sync', 'clear', 'schema', 'status', 'retry', 'deploy']
 const USAGE = `usage: npm run solr -- <reindex|sync|clear|schema> [--check] [--type T] [--write]
        npm run solr -- <status|retry>
+       npm run solr -- deploy [--shards N] [--replicas N] [--configset NAME]
   reindex [--type T]   index every object (or every object of type T) in batches, then commit
   sync [--check]       compare the catalogue with Solr by UID and modified; --check only reports
                        (exit code 1 on drift), otherwise index missing/stale and remove orphans
@@ -25,7 +32,11 @@ const USAGE = `usage: npm run solr -- <reindex|sync|clear|schema> [--check] [--t
   status               indexing: the queue (waiting, in flight, delayed, failed jobs with Solr's
                        message), the outbox and the age of its oldest operation
   retry                after fixing what Solr refused: queue the refused operations again and
-                       drop the failed jobs (asynchronous indexing)`
+                       drop the failed jobs (asynchronous indexing)
+  deploy               SolrCloud: upload the generated configset (Configsets API) and create the
+                       collection that SOLR_BASE names with --shards (1) and --replicas (1), or
+                       reload it when it exists; --configset: its name in ZooKeeper (default:
+                       the collection's name)`
 
 /** The status as lines for a terminal or a log. */
 export function formatStatus (s: IndexingStatus): string {
@@ -38,8 +49,11 @@ export function formatStatus (s: IndexingStatus): string {
   return `${lines.join('\n')}\n`
 }
 
+/** Where a command writes its report: stdout, or what a test gives. */
+type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
+
 /** A bar that redraws itself on a terminal, one plain line per batch elsewhere (logs, pipes). */
-export function progressPrinter (label: string, out: NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }): Progress {
+export function progressPrinter (label: string, out: Output): Progress {
   return (done, total) => {
     const percent = total === 0 ? 100 : Math.floor(done / total * 100)
     if (out.isTTY === true) {
@@ -52,15 +66,63 @@ export function progressPrinter (label: string, out: NodeJS.WriteStream | { isTT
   }
 }
 
+const positiveInteger = (text: string): number | null => /^[1-9]\d{0,3}$/.test(text) ? Number(text) : null
+
+/**
+ * `deploy`: the generated configset to SolrCloud, on the Solr that the
+ * settings name (environment and control panel: the database is read for
+ * them, nothing else), then the live collection's fields against the
+ * generated ones. Exit 1 with Solr's reason when a step is refused.
+ */
+async function deploy (config: Config, log: Logger, options: DeployOptions, out: Output): Promise<number> {
+  const types = await ContentTypeRegistry.load([contentTypesDir])
+  const db = await openDatabase(config, log, 'cli')
+  try {
+    const settings = new SolrSettingsStore(db, config)
+    await settings.load()
+    const s = settings.current
+    try {
+      const result = await new SolrCloudAdmin(() => settings.current).deploy(configsetFiles(types), options)
+      out.write(result.action === 'created'
+        ? `created collection '${result.collection}' (${options.shards} shard(s), ${options.replicas} replica(s)) with configset '${result.configName}' at ${s.host}:${s.port}\n`
+        : `uploaded configset '${result.configName}' and reloaded collection '${result.collection}' at ${s.host}:${s.port} (its shards and replicas are unchanged)\n`)
+    } catch (err) {
+      if (!(err instanceof SolrUnavailable)) throw err
+      process.stderr.write(`deploy failed: ${err.message}\n`)
+      return 1
+    }
+    const client = new Solr(() => settings.current)
+    try {
+      const live = (await client.fields()).map(f => f.name)
+      out.write(`${liveSchemaLine({ staleFiles: [], live: schemaDrift(solrFields(types).map(f => f.name), live) })}\n`)
+    } catch (err) {
+      out.write(`${liveSchemaLine({ staleFiles: [], live: null, liveError: (err as Error).message })}\n`)
+    } finally {
+      client.close()
+    }
+    return 0
+  } finally {
+    await db.close()
+  }
+}
+
 /**
  * Runs one maintenance operation with the server's own configuration (the
  * environment), against the server's database and Solr; returns the exit code.
  */
-export async function main (argv: string[], out = process.stdout): Promise<number> {
+export async function main (argv: string[], out: Output = process.stdout): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { check: { type: 'boolean', default: false }, type: { type: 'string' }, write: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } }
+    options: {
+      check: { type: 'boolean', default: false },
+      type: { type: 'string' },
+      write: { type: 'boolean', default: false },
+      shards: { type: 'string', default: '1' },
+      replicas: { type: 'string', default: '1' },
+      configset: { type: 'string' },
+      help: { type: 'boolean', default: false }
+    }
   })
   const op = positionals[0]
   if (values.help || op === undefined || !OPERATIONS.includes(op)) {
@@ -81,6 +143,15 @@ export async function main (argv: string[], out = process.stdout): Promise<numbe
   const config = loadConfig()
   // On stderr, and quieter than the server: the output of a maintenance command is its report.
   const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2)
+  if (op === 'deploy') {
+    const shards = positiveInteger(values.shards)
+    const replicas = positiveInteger(values.replicas)
+    if (shards === null || replicas === null || values.configset === '') {
+      out.write(`--shards and --replicas take a whole number from 1, --configset a name\n${USAGE}\n`)
+      return 2
+    }
+    return await deploy(config, log, { shards, replicas, configName: values.configset }, out)
+  }
   const services = await openServices(config, log, 'cli')
   const { indexing } = services
   const maintenance = services.solr.maintenance

@@ -42,6 +42,27 @@ function fire (url, requests, options) {
   })
 }
 
+/**
+ * Other clients' requests, sent without pause until `stop()`, which answers
+ * how many were sent and their statuses (e.g. 401 against 429 for a login
+ * flood: whether the service still did the work or turned them away).
+ */
+function background (url, { connections, requests }) {
+  const statuses = {}
+  let done
+  const finished = new Promise(resolve => { done = resolve })
+  // Longer than any job; stop() ends it.
+  const instance = autocannon({ url, requests, connections, duration: 3600, timeout: TIMEOUT_SECONDS }, () => done())
+  instance.on('response', (client, status) => { statuses[status] = (statuses[status] ?? 0) + 1 })
+  return {
+    async stop () {
+      instance.stop()
+      await finished
+      return { connections, requests: Object.values(statuses).reduce((a, b) => a + b, 0), statuses }
+    }
+  }
+}
+
 /** One round of the scenario's requests, one connection: every answer must be a success and pass the check. */
 async function probe (url, plan) {
   const answers = []
@@ -65,10 +86,17 @@ async function runJob ({ scenarioId, ctx, url, connections, duration, warmup, am
   const plan = scenario.plan(ctx)
   const problem = await probe(url, plan)
   if (problem !== null) return { status: 'failed', reason: `the check request ${problem}` }
-  if (warmup > 0) await fire(url, plan.requests, { connections, duration: warmup })
+  const others = plan.background !== undefined ? background(url, plan.background) : null
+  let run
+  let backgroundLoad
   const evidence = {}
-  const run = await fire(url, withEvidence(plan.requests, evidence),
-    amount !== undefined ? { connections, amount } : { connections, duration })
+  try {
+    if (warmup > 0) await fire(url, plan.requests, { connections, duration: warmup })
+    run = await fire(url, withEvidence(plan.requests, evidence),
+      amount !== undefined ? { connections, amount } : { connections, duration })
+  } finally {
+    backgroundLoad = await others?.stop()
+  }
   const sorted = run.latencies.sort((a, b) => a - b)
   const ok = sorted.length
   const { result } = run
@@ -80,6 +108,7 @@ async function runJob ({ scenarioId, ctx, url, connections, duration, warmup, am
     errors: result.non2xx + result.errors,
     timeouts: result.timeouts,
     errorSample: evidence.sample,
+    ...(backgroundLoad !== undefined ? { background: backgroundLoad } : {}),
     requestsPerSecond: ok / run.seconds,
     rate: ok / (scenario.requestsPerItem ?? 1) / run.seconds,
     latency: {

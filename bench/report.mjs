@@ -3,7 +3,7 @@
  * Markdown (for docs/performance.md), then the targets and the notes.
  */
 
-const COLUMNS = ['scenario', 'talks', 'rate', 'p50 ms', 'p99 ms', 'errors', 'floor req/s', 'ratio', 'RSS MB']
+const COLUMNS = ['scenario', 'talks', 'rate', 'p50 ms', 'p99 ms', 'errors', 'floor rate', 'ratio', 'RSS MB']
 
 const num = (value, digits = 0) => (value === null || value === undefined ? '' : value.toFixed(digits))
 const percent = share => `${num(share * 100, share < 0.1 ? 1 : 0)} %`
@@ -20,7 +20,7 @@ function row (r) {
     num(r.latency.p99, 2),
     num(r.errors),
     num(r.floorRate),
-    r.ratio !== undefined ? percent(r.ratio) : r.drift !== undefined ? `drift ${r.drift >= 0 ? '+' : ''}${num(r.drift * 100)} %` : '',
+    r.ratio !== undefined ? `${percent(r.ratio)}${r.floorId !== 'floor-db' ? ` of ${r.floorId}` : ''}` : r.drift !== undefined ? `drift ${r.drift >= 0 ? '+' : ''}${num(r.drift * 100)} %` : '',
     num(r.memoryAfter?.rss)
   ]
 }
@@ -31,7 +31,7 @@ function scalingRows (report) {
   if (sizes.length < 2) return []
   // Jobs (reindex, drain) have a rate but no latencies.
   const ids = [...new Set(report.results.filter(r => r.group !== 'floor' && r.status === 'measured' && r.latency.p99 !== null).map(r => r.id))]
-  const header = ['p99 ms by talks', ...sizes.map(String), 'growth']
+  const header = ['p99 ms by talks', ...sizes.map(String), `growth ${sizes[0]} → ${sizes.at(-1)}`]
   const rows = ids.map(id => {
     const at = sizes.map(size => report.results.find(r => r.id === id && r.talks === size && r.status === 'measured'))
     const measured = at.filter(Boolean)
@@ -54,6 +54,7 @@ function summaryLines (report) {
       service.seeded.map(s => `, after seeding ${s.talks} talks ${mem(s.memory)}`).join('') +
       `, peak ${num(service.peakMB)} MB` +
       (service.restart !== undefined ? `; idle after restart ${mem(service.restart.idle)}` : ''),
+    `seeding: ${service.seeded.map(s => `${s.added} talks in ${num(s.seedSeconds, 1)} s (${num(s.seedRate)} talks/s) to ${s.talks}`).join('; ')}`,
     ...(report.integrity !== undefined
       ? [`integrity: /talks holds ${report.integrity.talksFolder.items} items at ${report.integrity.talksFolder.positions} distinct positions`]
       : [])
@@ -64,11 +65,17 @@ function summaryLines (report) {
 function notes (report) {
   return report.results.flatMap(r => [
     ...(r.reason !== undefined ? [`${r.id}: failed: ${r.reason}`] : []),
-    ...(r.errorSample !== undefined ? [`${r.id} at ${r.talks} talks: first error ${r.errorSample}`] : [])
+    ...(r.errorSample !== undefined ? [`${r.id} at ${r.talks} talks: first error ${r.errorSample}`] : []),
+    ...(r.background !== undefined
+      ? [`${r.id} at ${r.talks} talks: meanwhile ${r.background.connections} other clients sent ${r.background.requests} requests (${Object.entries(r.background.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')})`]
+      : [])
   ])
 }
 
-const mark = met => (met === null ? '?' : met ? 'met' : 'MISSED')
+const mark = ({ met, by }) => {
+  const margin = by === null || by === undefined ? '' : ` by ${num(Math.abs(by) * 100)} %`
+  return met === null ? `?${margin !== '' ? ` (${by >= 0 ? 'ahead' : 'behind'}${margin} so far)` : ''}` : met ? `met${margin}` : `MISSED${margin}`
+}
 
 /** A table with aligned columns; `left` are the indexes of left-aligned columns. */
 function textTable ([header, ...rows], left) {
@@ -93,7 +100,7 @@ export function terminalReport (report) {
     ...(remarks.length > 0 ? ['', 'notes:', ...remarks.map(n => `  ${n}`)] : []),
     '',
     'targets:',
-    ...report.targets.map(t => `  [${mark(t.met)}] ${t.target}: ${t.standing}`)
+    ...report.targets.map(t => `  [${mark(t)}] ${t.target}: ${t.standing}`)
   ].join('\n')
 }
 
@@ -107,6 +114,6 @@ export function markdownReport (report) {
     ...(scaling.length > 0 ? ['', ...markdownTable(scaling, [0])] : []),
     ...(remarks.length > 0 ? ['', ...remarks.map(n => `- ${n}`)] : []),
     '',
-    ...markdownTable([['target', 'standing', ''], ...report.targets.map(t => [t.target, t.standing, mark(t.met)])], [0, 1, 2])
+    ...markdownTable([['target', 'standing', ''], ...report.targets.map(t => [t.target, t.standing, mark(t)])], [0, 1, 2])
   ].join('\n')
 }

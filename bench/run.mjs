@@ -5,16 +5,19 @@
  * each figure next to a floor measured in the same run (see
  * docs/performance.md). Options:
  *   --full           1k, 10k and 100k talks, longer runs (default: quick, 1k)
- *   --only=a,b       only these scenarios (ids from scenarios.mjs); floors always run
- *   --sizes=1000,..  talk counts to measure at
+ *   --only=a,b       only these scenarios (ids from scenarios.mjs, or the jobs
+ *                    reindex-solr, drain-1-worker, drain-2-workers); the floors
+ *                    they are compared with always run
+ *   --sizes=1000,..  talk counts to measure at (1000000: see the seeder)
  *   --cpu-prof       run the service under `node --cpu-prof` (figures are then perturbed)
  *   --no-build       use dist/ as it is
  *
  * Processes: this script (idle while measuring), the service, the floor, the
  * load generator (load.mjs), PostgreSQL, solr-dev and a redis-server of the
- * run's own (backends.mjs); the seeder (seed.mjs) runs between measurements.
- * At the end the service is started again with SOLR_ASYNC=true for the
- * asynchronous create, and an index worker for the drain of its queue.
+ * run's own (backends.mjs); the seeder (seed.mjs) and the Solr floors'
+ * helper (solr-floor.mjs) run between measurements. At the end the service
+ * is started again with SOLR_ASYNC=true for the asynchronous create, then
+ * its queue is filled and drained by one, then two, index worker processes.
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
@@ -27,18 +30,26 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { startRedis, startSolr } from './backends.mjs'
 import { createDatabase, freePort, postgresVersion, startServer } from './processes.mjs'
+import { writeCharts } from './charts.mjs'
 import { markdownReport, terminalReport } from './report.mjs'
 import { SCENARIOS } from './scenarios.mjs'
 import { checkTargets } from './targets.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PROFILES = {
-  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500 },
-  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000 }
+  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500, drainTalks: 1000 },
+  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000, drainTalks: 10_000 }
 }
 const ADMIN_PASSWORD = 'bench-admin-password'
 const MEMBER = { login: 'bench-member', password: 'bench-member-password' }
-const SERVICE_ENV = { LOG_LEVEL: 'warn', ADMIN_PASSWORD, JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256' }
+/**
+ * The login flood stands for many clients from many addresses: throttling
+ * (per login, per address) is raised out of reach so that every wrong
+ * password costs its hash, the case the service must survive. No other
+ * scenario fails a login.
+ */
+const NO_THROTTLE = { LOGIN_MAX_FAILURES: '1000000', LOGIN_MAX_FAILURES_PER_IP: '1000000' }
+const SERVICE_ENV = { LOG_LEVEL: 'warn', ADMIN_PASSWORD, JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256', ...NO_THROTTLE }
 const IDLE_SETTLE_MS = 1000
 const SAMPLE_TALKS = 200
 
@@ -54,12 +65,20 @@ const { values: args } = parseArgs({
 const profileName = args.full ? 'full' : 'quick'
 const settings = { ...PROFILES[profileName], ...(args.sizes !== undefined ? { sizes: args.sizes.split(',').map(Number) } : {}) }
 const only = args.only?.split(',')
-const selected = scenario => scenario.group === 'floor' || only === undefined || only.includes(scenario.id)
 /** Jobs timed by this script rather than by the load generator. */
 const JOBS = {
-  reindex: { id: 'reindex-solr', title: 'reindex into Solr (@solr-maintenance/reindex)', group: 'job', unit: 'docs/s' },
-  drain: { id: 'queue-drain', title: 'drain of the async queue (npm run worker)', group: 'job', unit: 'docs/s' }
+  reindex: { id: 'reindex-solr', title: 'reindex into Solr (@solr-maintenance/reindex)', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest' },
+  ingest: { id: 'floor-solr-ingest', title: 'floor: raw bulk ingest into the search server, one client', group: 'floor', unit: 'docs/s' },
+  drain1: { id: 'drain-1-worker', title: 'drain of the async queue, 1 worker process', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 1 },
+  drain2: { id: 'drain-2-workers', title: 'drain of the async queue, 2 worker processes', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 2 }
 }
+const chosen = scenario => only === undefined || only.includes(scenario.id)
+/** What runs: the chosen scenarios and jobs, and every floor one of them is compared with (floor-db always). */
+const selected = scenario => scenario.group !== 'floor'
+  ? chosen(scenario)
+  : scenario.id === 'floor-db' || scenario.id === 'floor-static' ||
+    [...SCENARIOS, ...Object.values(JOBS)].some(s => s.floor === scenario.id && chosen(s))
+const FULL_TEXT_SOLR = SCENARIOS.find(s => s.id === 'fulltext-solr')
 const SOLR_ON = { active: true, auto_commit: true, commit_within: 0 }
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
 const outDir = join(ROOT, 'bench', 'results', stamp)
@@ -87,9 +106,24 @@ function loadGenerator () {
   }
 }
 
+/**
+ * A set-up request to the service. A request that failed before any answer
+ * (a kept-alive connection the service closed as it was reused: on a loaded
+ * machine the two keep-alive timers race) is sent once more on a new connection.
+ */
+async function setUpFetch (url, init) {
+  try {
+    return await fetch(url, init)
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err
+    say(`${init.method} ${url} failed before any answer (${err.cause?.code ?? err.cause?.message ?? err.message}); sending it once more`)
+    return await fetch(url, init)
+  }
+}
+
 /** A JSON call to the service (set-up only; never measured). */
 async function call (baseUrl, method, path, body, token) {
-  const res = await fetch(baseUrl + path, {
+  const res = await setUpFetch(baseUrl + path, {
     method,
     headers: { accept: 'application/json', 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body)
@@ -103,11 +137,13 @@ async function login (baseUrl, credentials) {
   return (await call(baseUrl, 'POST', '/@login', credentials)).token
 }
 
-function seed (databaseUrl, talks) {
-  const output = execFileSync(process.execPath, [join(ROOT, 'bench', 'seed.mjs'), String(talks)], {
-    env: { ...process.env, ...SERVICE_ENV, DATABASE_URL: databaseUrl },
+/** A helper script of the bench as a process of its own, with the service's environment; answers its last line as JSON. */
+function helper (script, scriptArgs, env) {
+  const output = execFileSync(process.execPath, [join(ROOT, 'bench', script), ...scriptArgs], {
+    env: { ...process.env, ...SERVICE_ENV, ...env },
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit']
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 2 ** 20
   })
   return JSON.parse(output.trim().split('\n').pop())
 }
@@ -152,11 +188,21 @@ async function idleMemory (server) {
 /** A job's record: a rate, no latencies. */
 const jobRecord = (job, talks, count, seconds) => ({ ...job, talks, status: 'measured', count, seconds, rate: count / seconds, errors: 0, latency: { p50: null, p99: null } })
 
+/** Every talk's Solr document into the search server's spare core, from one client (solr-floor.mjs). */
+function ingestFloor (env, solr, talks) {
+  try {
+    const { count, seconds } = helper('solr-floor.mjs', ['ingest', solr.url, solr.ingestCore], env)
+    return jobRecord(JOBS.ingest, talks, count, seconds)
+  } catch (err) {
+    return { ...JOBS.ingest, talks, status: 'failed', reason: err.message }
+  }
+}
+
 /** Every object into Solr through the maintenance endpoint (Solr on), timed from the request to the last line. */
 async function reindex (service, token, talks) {
   await call(service.url, 'PATCH', '/@controlpanels/solr-controlpanel', SOLR_ON, token)
   const started = performance.now()
-  const res = await fetch(`${service.url}/@solr-maintenance/reindex`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+  const res = await setUpFetch(`${service.url}/@solr-maintenance/reindex`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
   const text = await res.text()
   const seconds = (performance.now() - started) / 1000
   const done = text.match(/reindexed (\d+) objects/)
@@ -165,26 +211,32 @@ async function reindex (service, token, talks) {
 }
 
 /**
- * The queue left by the asynchronous creates, drained by an index worker
- * process: timed from the worker's 'ready' to an empty outbox.
+ * The queue left by the asynchronous creates, drained by `job.workers` index
+ * worker processes: timed from the moment all of them are ready to an empty
+ * outbox (the `outbox.pending` of `npm run solr -- status`: what is not in
+ * Solr yet).
  */
-async function drain (env, databaseUrl, talks) {
+async function drain (job, env, databaseUrl, talks) {
   const pending = async () => (await inspect(databaseUrl, 'SELECT count(DISTINCT uid)::int AS n FROM index_outbox'))[0].n
   const count = await pending()
-  const logFile = join(outDir, 'worker.log')
-  const worker = spawn(process.execPath, [join(ROOT, 'dist', 'app', 'worker.js')], { env: { ...process.env, ...SERVICE_ENV, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')] })
-  const exited = new Promise(resolve => worker.once('exit', resolve))
+  const workers = Array.from({ length: job.workers }, (_, i) => {
+    const logFile = join(outDir, `worker-${job.workers}-${i + 1}.log`)
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'app', 'worker.js')], { env: { ...process.env, ...SERVICE_ENV, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', openSync(logFile, 'a'), openSync(logFile, 'a')] })
+    return { child, logFile, exited: new Promise(resolve => child.once('exit', resolve)) }
+  })
   try {
-    while (!readFileSync(logFile, 'utf8').includes('"msg":"index worker ready"')) {
-      if (worker.exitCode !== null) return { ...JOBS.drain, talks, status: 'failed', reason: `the worker exited (${worker.exitCode}); see ${logFile}` }
-      await sleep(20)
+    for (const { child, logFile } of workers) {
+      while (!readFileSync(logFile, 'utf8').includes('"msg":"index worker ready"')) {
+        if (child.exitCode !== null) return { ...job, talks, status: 'failed', reason: `a worker exited (${child.exitCode}); see ${logFile}` }
+        await sleep(20)
+      }
     }
     const started = performance.now()
     while (await pending() > 0) await sleep(20)
-    return jobRecord(JOBS.drain, talks, count, (performance.now() - started) / 1000)
+    return jobRecord(job, talks, count, (performance.now() - started) / 1000)
   } finally {
-    worker.kill('SIGTERM')
-    await exited
+    for (const { child } of workers) child.kill('SIGTERM')
+    await Promise.all(workers.map(w => w.exited))
   }
 }
 
@@ -261,7 +313,7 @@ async function main () {
     let job = 0
     const measure = async (scenario, talks, ctx) => {
       say(`${scenario.id} at ${talks} talks`)
-      const target = { floor, async: asyncService }[scenario.target] ?? service
+      const target = { floor, solr, async: asyncService }[scenario.target] ?? service
       if (scenario.settings !== undefined) await call(target.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
       const jobCtx = { ...ctx, job: ++job }
       const result = await load.run({
@@ -274,29 +326,56 @@ async function main () {
         amount: scenario.amount?.(jobCtx)
       })
       const record = { id: scenario.id, title: scenario.title, group: scenario.group, talks, unit: scenario.unit ?? 'req/s', ...result }
-      if (scenario.target !== 'floor') record.memoryAfter = await target.memory()
+      if (target.memory !== undefined && scenario.group !== 'floor') record.memoryAfter = await target.memory()
       report.results.push(record)
       if (result.status !== 'measured') say(`${scenario.id} failed: ${result.reason}`)
       return record
     }
 
+    /** Each measured record's share of its floor (a rate of the same level, or the last level's for the jobs at the end). */
+    const compare = (record, floorRecord) => {
+      if (record.status !== 'measured' || floorRecord?.status !== 'measured') return
+      record.floorId = floorRecord.id
+      record.floorRate = floorRecord.rate
+      // Requests against requests for HTTP scenarios (a bulk import's talk is two), documents against documents for jobs.
+      record.ratio = (record.requestsPerSecond ?? record.rate) / floorRecord.rate
+    }
+    let ingest
     for (const [level, size] of settings.sizes.entries()) {
       say(`seeding to ${size} talks`)
-      const seeded = seed(database.url, size)
-      say(`seeded ${seeded.added} talks in ${seeded.seconds.toFixed(1)} s`)
+      const seeded = helper('seed.mjs', [String(size)], { DATABASE_URL: database.url })
+      say(`seeded ${seeded.added} talks in ${seeded.seconds.toFixed(1)} s (${seeded.rate.toFixed(0)} talks/s)`)
       const sample = await sampleTalks(database.url)
-      report.service.seeded.push({ talks: sample.count, seedSeconds: seeded.seconds, memory: await service.memory() })
+      report.service.seeded.push({ talks: sample.count, added: seeded.added, seedSeconds: seeded.seconds, seedRate: seeded.rate, memory: await service.memory() })
       const ctx = { talks: sample.paths, tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks }
       // The floor before and after the level's scenarios: its mean is the
       // level's floor, and the difference shows how much the machine drifted.
       const floorScenario = SCENARIOS.find(s => s.id === 'floor-db')
       const before = await measure(floorScenario, sample.count, ctx)
-      if (selected(JOBS.reindex)) {
+      if (selected(JOBS.ingest)) {
+        say(`floor-solr-ingest at ${sample.count} talks`)
+        ingest = ingestFloor(env, solr, sample.count)
+        report.results.push(ingest)
+      }
+      // Solr holds the talks only after a reindex: the Solr search needs it too.
+      if (selected(JOBS.reindex) || selected(FULL_TEXT_SOLR)) {
         say(`reindex-solr at ${sample.count} talks`)
-        report.results.push(await reindex(service, tokens.admin, sample.count))
+        const record = await reindex(service, tokens.admin, sample.count)
+        compare(record, ingest)
+        report.results.push(record)
       }
       const records = []
       for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && s.target !== 'async' && selected(s) && (level === 0 || s.scaled))) {
+        if (scenario.id === 'floor-solr-query') {
+          // The selects to replay are the ones the service sends now, with Solr on as the Solr search left it.
+          try {
+            ctx.solrSelects = helper('solr-floor.mjs', ['selects', solr.url], env)
+          } catch (err) {
+            say(`floor-solr-query failed: ${err.message}`)
+            report.results.push({ id: scenario.id, title: scenario.title, group: scenario.group, talks: sample.count, status: 'failed', reason: err.message })
+            continue
+          }
+        }
         records.push(await measure(scenario, sample.count, ctx))
       }
       const after = await measure(floorScenario, sample.count, ctx)
@@ -304,8 +383,9 @@ async function main () {
         const floorRate = (before.rate + after.rate) / 2
         after.drift = after.rate / before.rate - 1
         for (const record of records.filter(r => r.status === 'measured' && r.group !== 'floor')) {
-          record.floorRate = floorRate
-          record.ratio = record.requestsPerSecond / floorRate
+          const own = SCENARIOS.find(s => s.id === record.id).floor
+          if (own !== undefined) compare(record, records.find(r => r.id === own))
+          else compare(record, { id: 'floor-db', status: 'measured', rate: floorRate })
         }
       }
     }
@@ -316,16 +396,29 @@ async function main () {
     const asyncEnv = { ...env, SOLR_ASYNC: 'true', INDEX_WORKER: 'external' }
     const largest = report.service.seeded.at(-1).talks
     const asyncScenario = SCENARIOS.find(s => s.target === 'async')
-    if (selected(asyncScenario) || selected(JOBS.drain)) {
+    const asyncCtx = { talks: [], tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks }
+    if (selected(asyncScenario)) {
       say('starting the service with SOLR_ASYNC=true')
       asyncService = await startService(asyncEnv)
-      const record = await measure(asyncScenario, largest, { talks: [], tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks })
-      await asyncService.stop()
-      if (selected(JOBS.drain) && record.status === 'measured') {
-        say('queue-drain: an index worker process empties the queue')
-        report.results.push(await drain(asyncEnv, database.url, largest))
-      }
+      await measure(asyncScenario, largest, asyncCtx)
     }
+    for (const drainJob of [JOBS.drain1, JOBS.drain2].filter(selected)) {
+      asyncService ??= await startService(asyncEnv)
+      // At least drainTalks operations wait in the queue: the asynchronous creates', and more made the same way.
+      const [{ n: waiting }] = await inspect(database.url, 'SELECT count(DISTINCT uid)::int AS n FROM index_outbox')
+      const missing = settings.drainTalks - waiting
+      if (missing > 0) {
+        say(`filling the queue with ${missing} talks for ${drainJob.id}`)
+        await load.run({ scenarioId: asyncScenario.id, ctx: { ...asyncCtx, job: ++job }, url: asyncService.url, connections: settings.connections, warmup: 0, amount: missing })
+      }
+      await asyncService.stop()
+      asyncService = undefined
+      say(`${drainJob.id}: ${drainJob.workers} index worker process(es) empty the queue`)
+      const record = await drain(drainJob, asyncEnv, database.url, largest)
+      compare(record, ingest)
+      report.results.push(record)
+    }
+    await asyncService?.stop()
 
     report.integrity = { talksFolder: await positionsInTalks(database.url) }
     report.machine.loadAverageAtEnd = os.loadavg()
@@ -337,13 +430,14 @@ async function main () {
   }
 
   report.targets = checkTargets(report)
+  const charts = writeCharts(report, outDir)
   writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 2))
   writeFileSync(join(outDir, 'report.md'), markdownReport(report) + '\n')
   console.log(terminalReport(report))
-  say(`results in ${outDir} (report.json, report.md${args['cpu-prof'] ? ', profiles/' : ''})`)
+  say(`results in ${outDir} (report.json, report.md, ${charts.join(', ')}${args['cpu-prof'] ? ', profiles/' : ''})`)
 }
 
 main().catch(err => {
-  say(`stopped: ${err.stack ?? err}`)
+  say(`stopped: ${err.stack ?? err}${err.cause !== undefined ? `\ncause: ${err.cause.stack ?? err.cause}` : ''}`)
   process.exitCode = 1
 })

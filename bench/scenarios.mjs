@@ -4,8 +4,10 @@
  * `plan(ctx)`. `ctx` carries what the run prepared: tokens (admin, member),
  * the member's login, paths of published talks, the bulk size, a job number.
  *
- * Fields: `target` (service, floor, or `async`: the service started with
- * SOLR_ASYNC=true for the asynchronous scenarios), `group` (floor, read, search, write,
+ * Fields: `target` (service, floor, `solr`: the search server itself, or
+ * `async`: the service started with SOLR_ASYNC=true for the asynchronous
+ * scenarios), `floor` (the floor a scenario's ratio is taken to:
+ * `floor-db` unless named), `group` (floor, read, search, write,
  * job), `scaled` (run again at every size of the scaling profile), `amount`
  * (a job of a fixed number of requests instead of a fixed duration),
  * `requestsPerItem` (requests per reported item, for jobs whose unit is not a
@@ -13,12 +15,15 @@
  * Solr is switched on only for the scenarios that measure it, so that the
  * catalogue's figures are the catalogue's).
  * A plan gives autocannon's `requests` and may give `check(body, headers)`,
- * which judges the first answer before anything is measured (null = fine).
+ * which judges the first answer before anything is measured (null = fine),
+ * and `background`: requests that other clients keep sending while the
+ * scenario is measured (their answers are counted, not measured).
  *
- * Reindexing into Solr and the drain of the asynchronous queue are jobs
- * that run.mjs times itself (no HTTP load): see `solrJobs` there.
+ * Reindexing into Solr, the raw ingest into the search server and the drain
+ * of the asynchronous queue are jobs that run.mjs times itself (no HTTP
+ * load): see `JOBS` there.
  */
-import { FULL_TEXT_QUERIES, talkBody } from './talks.mjs'
+import { COMMON_SUBJECT, FIRST_DAY, FULL_TEXT_QUERIES, WORD_IN_EVERY_TALK, WORD_IN_TENTH_OF_TALKS, talkBody } from './talks.mjs'
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
 const auth = token => ({ authorization: `Bearer ${token}` })
@@ -53,19 +58,41 @@ const SOLR_BATCHED = { active: true, auto_commit: false, commit_within: 1000 }
  * The full-text queries, answered by `engine` (X-Search-Engine): a fallback
  * to the catalogue must never be measured as Solr, nor Solr as the catalogue.
  */
-const fullText = (id, title, settings, engine) => ({
+const fullText = (id, title, settings, engine, queries = FULL_TEXT_QUERIES, floor = undefined) => ({
   id,
   title,
   group: 'search',
   scaled: true,
   settings,
+  ...(floor !== undefined ? { floor } : {}),
   plan: () => ({
-    requests: [rotating('GET', FULL_TEXT_QUERIES.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
+    requests: [rotating('GET', queries.map(q => `/@search?SearchableText=${encodeURIComponent(q)}`))],
     check: (body, headers) => headers['x-search-engine'] !== engine
       ? `answered from ${headers['x-search-engine']} (${headers['x-search-fallback'] ?? ''})`
       : body.items_total > 0 ? null : 'found nothing'
   })
 })
+
+/**
+ * A catalogue search that clients page through: 25 items a page, answered
+ * by the catalogue (Solr is off for it) and finding at least a page.
+ */
+const fieldSearch = (id, title, query) => ({
+  id,
+  title,
+  group: 'search',
+  scaled: true,
+  settings: CATALOGUE,
+  plan: () => ({
+    requests: [{ method: 'GET', path: `/@search?${query}`, headers: { accept: 'application/json' } }],
+    check: (body, headers) => headers['x-search-engine'] !== 'catalogue'
+      ? `answered from ${headers['x-search-engine']}`
+      : body.items?.length === 25 ? null : `found ${body.items?.length} items, not 25`
+  })
+})
+
+/** Newest first, as the clients of this service list talks. */
+const BY_DATE = 'sort_on=Date&sort_order=descending'
 
 /** A create with Solr in this configuration (`target` async: the SOLR_ASYNC service). */
 const createWithSolr = (id, title, settings, target) => ({
@@ -120,19 +147,28 @@ export const SCENARIOS = [
       check: body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
     })
   },
+  fieldSearch('search-date-asc', '@search portal_type, sort_on=Date', 'portal_type=talk&sort_on=Date'),
+  fieldSearch('search-date-desc', '@search portal_type, sort_on=Date descending', `portal_type=talk&${BY_DATE}`),
+  fieldSearch('search-review-state', '@search review_state, by Date', `review_state=published&${BY_DATE}`),
+  fieldSearch('search-subject', `@search Subject=${COMMON_SUBJECT}, by Date`, `Subject=${COMMON_SUBJECT}&${BY_DATE}`),
+  fieldSearch('search-path-depth', '@search path=/talks, depth 1, by Date', `path=/talks&path.depth=1&${BY_DATE}`),
+  fieldSearch('search-date-range', '@search start in the first day, by start',
+    `start.query=${FIRST_DAY[0]}&start.query=${FIRST_DAY[1]}&start.range=min:max&sort_on=start`),
+  fullText('search-fulltext', '@search full text, catalogue (mixed)', CATALOGUE, 'catalogue'),
+  fullText('fulltext-catalogue-all', '@search full text, catalogue, a word in every talk', CATALOGUE, 'catalogue', [WORD_IN_EVERY_TALK]),
+  fullText('fulltext-catalogue-10pct', '@search full text, catalogue, a word in 10 % of talks', CATALOGUE, 'catalogue', [WORD_IN_TENTH_OF_TALKS]),
+  fullText('fulltext-solr', '@search full text, Solr', SOLR_IMMEDIATE, 'solr', FULL_TEXT_QUERIES, 'floor-solr-query'),
   {
-    id: 'search-catalogue',
-    title: '@search portal_type, sort_on=Date',
-    group: 'search',
+    id: 'floor-solr-query',
+    title: 'floor: the service\'s full-text selects, straight to the search server',
+    target: 'solr',
+    group: 'floor',
     scaled: true,
-    settings: CATALOGUE,
-    plan: () => ({
-      requests: [{ method: 'GET', path: '/@search?portal_type=talk&sort_on=Date&sort_order=descending', headers: { accept: 'application/json' } }],
-      check: body => body.items?.length === 25 ? null : `found ${body.items?.length} items, not 25`
+    plan: ctx => ({
+      requests: [rotating('GET', ctx.solrSelects)],
+      check: body => body.response?.numFound > 0 ? null : 'found nothing'
     })
   },
-  fullText('search-fulltext', '@search full text, catalogue', CATALOGUE, 'catalogue'),
-  fullText('search-solr', '@search full text, Solr', SOLR_IMMEDIATE, 'solr'),
   {
     id: 'create',
     title: 'POST create, no Solr',
@@ -146,8 +182,10 @@ export const SCENARIOS = [
   createWithSolr('create-solr-async', 'POST create, Solr async (queue; commitWithin 1 s)', SOLR_BATCHED, 'async'),
   {
     id: 'patch',
-    title: 'PATCH one talk',
+    title: 'PATCH one talk, no Solr',
     group: 'write',
+    scaled: true,
+    settings: CATALOGUE,
     plan: ctx => {
       let n = 0
       return {
@@ -160,6 +198,20 @@ export const SCENARIOS = [
     }
   },
   {
+    id: 'login-flood',
+    title: 'GET one talk while 20 clients post wrong passwords',
+    group: 'read',
+    scaled: true,
+    plan: ctx => ({
+      requests: [rotating('GET', ctx.talks)],
+      check: expectType('talk'),
+      background: {
+        connections: 20,
+        requests: [{ method: 'POST', path: '/@login', headers: JSON_HEADERS, body: JSON.stringify({ ...ctx.memberLogin, password: 'not-the-password' }) }]
+      }
+    })
+  },
+  {
     id: 'login',
     title: 'POST @login',
     group: 'write',
@@ -170,8 +222,9 @@ export const SCENARIOS = [
   },
   {
     id: 'bulk-import',
-    title: 'bulk import: create + publish',
+    title: 'bulk import: create + publish, no Solr',
     group: 'job',
+    settings: CATALOGUE,
     unit: 'talks/s',
     requestsPerItem: 2,
     amount: ctx => 2 * ctx.bulkTalks,

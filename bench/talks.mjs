@@ -34,6 +34,14 @@ const KINDS = ['Talk', 'Talk', 'Talk', 'Talk', 'Training', 'Keynote', 'Lightning
 const AUDIENCES = ['Beginner', 'Advanced', 'Professionals']
 const CONFERENCE_START = Date.UTC(2026, 9, 12, 9, 0)
 
+/**
+ * Words of exactly known frequency, outside the Zipf vocabulary (no other
+ * word starts with them, so prefix matching finds only them): one in every
+ * talk, one in every tenth (numbers ending in 0, which the seeder publishes).
+ */
+export const WORD_IN_EVERY_TALK = 'omnibench'
+export const WORD_IN_TENTH_OF_TALKS = 'decibench'
+
 /** mulberry32: a small, good, seedable generator. */
 function random (seed) {
   let a = seed >>> 0
@@ -82,7 +90,7 @@ export function talkBody (n, label = `#${n}`) {
   return {
     '@type': 'talk',
     title: `${capitalise(words(next, 3 + Math.floor(next() * 4)))} ${label}`,
-    description: capitalise(words(next, 12 + Math.floor(next() * 15))) + '.',
+    description: `${capitalise(words(next, 12 + Math.floor(next() * 15)))} ${WORD_IN_EVERY_TALK}${n % 10 === 0 ? ` ${WORD_IN_TENTH_OF_TALKS}` : ''}.`,
     type_of_talk: kind,
     details: { data: `<p>${capitalise(words(next, 40))}.</p><p>${capitalise(words(next, 40))}.</p>`, 'content-type': 'text/html' },
     audience: audience.length > 0 ? audience : [pick(next, AUDIENCES)],
@@ -93,6 +101,12 @@ export function talkBody (n, label = `#${n}`) {
     end: new Date(start + minutes * 60000).toISOString()
   }
 }
+
+/** A subject of many talks (subjects are drawn from the 30 most frequent words). */
+export const COMMON_SUBJECT = WORDS[1]
+
+/** The conference's first day: a date range holding about a third of the talks (they start over three days). */
+export const FIRST_DAY = [new Date(CONFERENCE_START).toISOString().slice(0, 10), new Date(CONFERENCE_START + 86400000).toISOString().slice(0, 10)]
 
 /**
  * Full-text queries of known selectivity: a very common word, a middling

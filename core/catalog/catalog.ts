@@ -26,24 +26,41 @@ export class Catalog {
       ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
   }
 
-  /** The statements that give the catalogue a column (and a database index) for every declared index. */
-  ddl (): string[] {
-    const statements: string[] = []
+  /** What gives the catalogue a column (and a database index) for every declared index: each named, with its statement. */
+  private ddl (): Array<{ name: string, statement: string }> {
+    const parts: Array<{ name: string, statement: string }> = []
+    const unquoted = (name: string): string => column(name).slice(1, -1)
     for (const index of this.indexes) {
       const { sql } = INDEX_KINDS[index.kind]
-      statements.push(`ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(index)} ${sql.type}`)
+      parts.push({ name: unquoted(index.name), statement: `ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(index)} ${sql.type}` })
       if (!index.indexed || sql.index === null) continue
-      statements.push(`CREATE INDEX IF NOT EXISTS ${column('catalog_' + index.name)} ON catalog USING ${sql.index} (${column(index)})`)
+      const ascending = `catalog_${index.name}`
+      parts.push({ name: unquoted(ascending), statement: `CREATE INDEX IF NOT EXISTS ${column(ascending)} ON catalog USING ${sql.index} (${column(index)})` })
       // A btree read backwards gives NULLS FIRST; descending sorts keep missing values last (core/catalog/search.ts).
-      if (sql.descending === true && index.sortable) statements.push(`CREATE INDEX IF NOT EXISTS ${column(`catalog_${index.name}_desc`)} ON catalog (${column(index)} DESC NULLS LAST)`)
+      const descending = `catalog_${index.name}_desc`
+      if (sql.descending === true && index.sortable) parts.push({ name: unquoted(descending), statement: `CREATE INDEX IF NOT EXISTS ${column(descending)} ON catalog (${column(index)} DESC NULLS LAST)` })
     }
-    return statements
+    return parts
   }
 
+  /** The DDL of what the catalogue table lacks (its columns and indexes, by name). */
+  private async missing (q: Queryable): Promise<string[]> {
+    const { rows } = await q.query<{ name: string }>(`SELECT attname AS name FROM pg_attribute WHERE attrelid = 'catalog'::regclass AND attnum > 0 AND NOT attisdropped
+      UNION ALL SELECT relname FROM pg_index JOIN pg_class ON pg_class.oid = indexrelid WHERE indrelid = 'catalog'::regclass`)
+    const present = new Set(rows.map(r => r.name))
+    return this.ddl().filter(part => !present.has(part.name)).map(part => part.statement)
+  }
+
+  /**
+   * Adds what the content types declare and the catalogue lacks. Usually
+   * nothing is missing: one catalogue read, no lock (ALTER TABLE would take
+   * the table's exclusive lock at every start of every process).
+   */
   async ensureSchema (db: Db): Promise<void> {
+    if ((await this.missing(db)).length === 0) return
     await db.transaction(async tx => {
       await tx.query('SELECT pg_advisory_xact_lock(7340002)')
-      for (const statement of this.ddl()) await tx.query(statement)
+      for (const statement of await this.missing(tx)) await tx.query(statement)
     })
   }
 

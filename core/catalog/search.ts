@@ -50,6 +50,19 @@ const QUERY_PARAMETERS = new Set([
 ])
 export const isQueryParameter = (name: string): boolean => QUERY_PARAMETERS.has(name) || /^(facet|hl)\./.test(name)
 
+/**
+ * The objects whose effective date lies in (at, effectiveBy] or whose expiry
+ * lies in (expiresAfter, at]: what a filter on "now" rounded to a coarser
+ * step (effective up, expires down) includes although it is not active at
+ * `at`. Both date columns are indexed: two short range scans.
+ */
+export const turningAround = (window: { at: Date, effectiveBy: Date, expiresAfter: Date }) => (p: (value: unknown) => string): string =>
+  `SELECT uid FROM catalog WHERE "effective" > ${p(window.at)} AND "effective" <= ${p(window.effectiveBy)}
+   UNION SELECT uid FROM catalog WHERE "expires" > ${p(window.expiresAfter)} AND "expires" <= ${p(window.at)}`
+
+/** How many of a full-text result's matches are ranked by relevance (the most recent; see CatalogSearch.rankedPage). */
+export const RANKED_CANDIDATES = 1000
+
 /** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
 const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', uuid: 'uuid' }
 
@@ -59,8 +72,8 @@ const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestam
  * (unless allowed otherwise) the effective-date filter.
  */
 export class CatalogSearch {
-  /** `counts`: kept totals (without them every page is counted). */
-  constructor (private readonly registry: ContentTypeRegistry, private readonly counts?: CatalogCounts) {}
+  /** `counts`: kept totals (without them every page is counted); `rankedCandidates`: see rankedPage. */
+  constructor (private readonly registry: ContentTypeRegistry, private readonly counts?: CatalogCounts, private readonly rankedCandidates = RANKED_CANDIDATES) {}
 
   /** A query index by name: 400 when there is none. */
   index (name: string): IndexDefinition {
@@ -101,12 +114,15 @@ export class CatalogSearch {
     return rows.map(r => r.value)
   }
 
-  /** Of the objects a subquery names (a column `uid`), those the caller may not see now; at most `limit`. */
-  async invisibleAmong (db: Queryable, candidates: string, access: Access, limit: number): Promise<string[]> {
+  /**
+   * Of the objects a subquery names (a column `uid`; it may take parameters
+   * through `p`), those the caller may not see at `at`; at most `limit`.
+   */
+  async invisibleAmong (db: Queryable, candidates: (p: (value: unknown) => string) => string, access: Access, limit: number, at = new Date()): Promise<string[]> {
     const params: unknown[] = []
     const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-    const { rows } = await db.query<{ uid: string }>(`SELECT candidate.uid FROM (${candidates}) candidate
-      WHERE NOT EXISTS (SELECT 1 FROM catalog WHERE catalog.uid = candidate.uid AND ${this.accessClause(access, p)}) LIMIT ${limit}`, params)
+    const { rows } = await db.query<{ uid: string }>(`SELECT candidate.uid FROM (${candidates(p)}) candidate
+      WHERE NOT EXISTS (SELECT 1 FROM catalog WHERE catalog.uid = candidate.uid AND ${this.accessClause(access, p, at)}) LIMIT ${limit}`, params)
     return rows.map(r => r.uid)
   }
 
@@ -170,6 +186,30 @@ export class CatalogSearch {
   }
 
   /**
+   * A page of a result ordered by relevance. Ranking reads every match's
+   * text, which for a word found in most of 100,000 talks costs seconds; so
+   * only the `rankedCandidates` most recent matches (found through the index
+   * on `created`, or the text index when the word is rare) are ranked, best
+   * first, and any further matches follow them newest first. A page of those
+   * candidates never reads more than they are.
+   */
+  private rankedPage (metadata: string, where: string, rank: string, limit: number, start: number): string {
+    const recent = '"created" DESC, uid DESC'
+    const ranked = `SELECT ${metadata}, uid AS key, 0 AS tier, ${rank} AS rank, "created" AS recency FROM
+      (SELECT * FROM catalog WHERE ${where} ORDER BY ${recent} LIMIT ${this.rankedCandidates}) candidate`
+    const end = start + limit
+    if (end <= this.rankedCandidates) {
+      return `SELECT ${metadata}, key AS uid FROM (${ranked}) page ORDER BY rank DESC, recency ASC, key ASC LIMIT ${limit} OFFSET ${start}`
+    }
+    const rest = `SELECT ${metadata}, uid AS key, 1 AS tier, 0 AS rank, "created" AS recency FROM catalog WHERE ${where}
+      ORDER BY ${recent} OFFSET ${this.rankedCandidates} LIMIT ${end - this.rankedCandidates}`
+    // Ranked candidates as above; the rest newest first.
+    return `SELECT ${metadata}, key AS uid FROM ((${ranked}) UNION ALL (${rest})) page
+      ORDER BY tier, rank DESC, CASE WHEN tier = 0 THEN recency END ASC, CASE WHEN tier = 0 THEN key END ASC, recency DESC, key DESC
+      LIMIT ${limit} OFFSET ${start}`
+  }
+
+  /**
    * One page, and the totals of the whole result. The page is read alone (a
    * few rows of an index when the sort has one); the total is known without
    * counting when the page reached the end, and otherwise counted once and
@@ -181,9 +221,11 @@ export class CatalogSearch {
     const { clauses, rank } = this.where(query, params, now)
     const where = clauses.join(' AND ')
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
-    const metadata = [...this.registry.indexes.values()].filter(i => i.metadata).map(column)
-    const { rows } = await db.query<Record<string, unknown>>(`SELECT ${metadata.join(', ')}, uid FROM catalog
-      WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`, params)
+    const metadata = [...this.registry.indexes.values()].filter(i => i.metadata).map(column).join(', ')
+    const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
+    const { rows } = await db.query<Record<string, unknown>>(ranked
+      ? this.rankedPage(metadata, where, rank, limit, query.start)
+      : `SELECT ${metadata}, uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`, params)
     // Fewer rows than asked for: the result ends on this page (unless the page starts beyond its end).
     if (rows.length < limit && (rows.length > 0 || query.start === 0) && query.facets === undefined) return { total: query.start + rows.length, rows }
     const compute = async (): Promise<Totals> => ({

@@ -15,6 +15,9 @@ import { pathParents } from './paths.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
 
+/** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
+const MAX_ID_ATTEMPTS = 100
+
 /**
  * Where index operations go once recorded (the Solr indexer, or the queue
  * with asynchronous indexing). While it records, every write adds its
@@ -188,8 +191,8 @@ export class ContentStore {
         const idTaken = code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
         if (!idTaken) throw err
         if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
-        if (attempt >= 50) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
-        id = await this.freeId(parent, base, attempt + 1)
+        if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
+        id = await this.freeId(parent, base)
       }
     }
   }
@@ -203,19 +206,16 @@ export class ContentStore {
   }
 
   /**
-   * A free id of `base`, `base-1`, `base-2` …: the first one after one lost
-   * race, then one of the first `spread` free ones (creates with one title
-   * that raced once would otherwise all try the same next one again).
+   * The first free id of `base`, `base-1`, `base-2` … as the folder is now
+   * (the contract's order, without gaps). Of creates with one title that race,
+   * each round one wins: a create retries at most once per rival.
    */
-  private async freeId (parent: Located, base: string, spread: number): Promise<string> {
+  private async freeId (parent: Located, base: string): Promise<string> {
     const { rows } = await this.db.query<{ id: string }>("SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
     const used = new Set(rows.map(r => r.id))
-    const free: string[] = []
-    for (let n = 0; free.length < Math.min(spread, 10); n++) {
-      const id = n === 0 ? base : `${base}-${n}`
-      if (!used.has(id)) free.push(id)
-    }
-    return free[Math.floor(Math.random() * free.length)]
+    let n = 0
+    while (used.has(n === 0 ? base : `${base}-${n}`)) n++
+    return n === 0 ? base : `${base}-${n}`
   }
 
   /**

@@ -117,8 +117,9 @@ export class Solr {
     await this.call('search', async c => await c.pingAsync())
   }
 
+  /** solr-client appends `wt=json` to every request itself: adding it here would send it twice. */
   async select (params: Params): Promise<SelectResponse> {
-    return await this.call('search', async c => await c.getAsync('select', encodeParams({ ...params, wt: 'json' })))
+    return await this.call('search', async c => await c.getAsync('select', encodeParams(params)))
   }
 
   /** Adds or atomically updates documents; `commitWithin` (ms) or an explicit commit per the strategy. */
@@ -148,7 +149,7 @@ export class Solr {
 
   /** The live core's fields, through the read-only Schema API. */
   async fields (): Promise<SchemaField[]> {
-    const answer = await this.call<{ fields: SchemaField[] }>('search', async c => await c.getAsync('schema/fields', 'wt=json'))
+    const answer = await this.call<{ fields: SchemaField[] }>('search', async c => await c.getAsync('schema/fields', ''))
     return answer.fields
   }
 
@@ -157,8 +158,8 @@ export class Solr {
   }
 }
 
-/** `/solr/plone` → path `/solr`, core `plone`. */
-function splitBase (base: string): [string, string] {
+/** `/solr/plone` → path `/solr`, core (or SolrCloud collection) `plone`. */
+export function splitBase (base: string): [string, string] {
   const trimmed = base.replace(/\/+$/, '')
   const at = trimmed.lastIndexOf('/')
   return at <= 0 ? ['/solr', trimmed.replace(/^\//, '')] : [trimmed.slice(0, at), trimmed.slice(at + 1)]

@@ -104,6 +104,11 @@ export const AUTO_COMMIT_MAX_TIME_MS = 15_000
  * solrconfig.xml for Solr 9: /select, /update, ping; commits tunable by
  * system properties (`-Dsolr.autoCommit.maxDocs=…`), the synchronous batched
  * strategy's `autoCommitMaxDocs`/`autoCommitMaxTime`.
+ *
+ * Only what Solr 9 honours: no `maxBooleanClauses` (the node-wide limit of
+ * solr.xml, `solr.max.booleanClauses`, caps it silently, so the node is where
+ * it is raised: docs/search.md) and no `enableRemoteStreaming` (deprecated and
+ * ignored since Solr 9).
  */
 export function solrconfigXml (): string {
   return `${HEADER('solrconfig.xml')}<config>
@@ -128,15 +133,13 @@ export function solrconfigXml (): string {
   </updateHandler>
 
   <query>
-    <!-- allowedRolesAndUsers and path filters can hold many clauses. -->
-    <maxBooleanClauses>\${solr.max.booleanClauses:4096}</maxBooleanClauses>
     <filterCache size="512" initialSize="512" autowarmCount="0"/>
     <queryResultCache size="512" initialSize="512" autowarmCount="0"/>
     <documentCache size="512" initialSize="512" autowarmCount="0"/>
   </query>
 
   <requestDispatcher>
-    <requestParsers enableRemoteStreaming="false" multipartUploadLimitInKB="2048" formdataUploadLimitInKB="2048"/>
+    <requestParsers multipartUploadLimitInKB="2048" formdataUploadLimitInKB="2048"/>
   </requestDispatcher>
 
   <requestHandler name="/select" class="solr.SearchHandler">

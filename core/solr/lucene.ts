@@ -34,6 +34,17 @@ const criterionName = (criterion: Criterion): string =>
 /** A typed value as a Lucene term: numbers bare, dates in Solr's form, everything else a quoted phrase. */
 const term = (value: Scalar): string => typeof value === 'number' ? String(value) : quote(value instanceof Date ? value.toISOString() : String(value))
 
+/**
+ * "Now" of the effective-date filter in steps of `steps` seconds, erring on
+ * the side of what is already active: effective is compared with now rounded
+ * up, expires with now rounded down. What the step lets in that is not active
+ * at `at` (core/catalog/search.ts `turningAround`) is excluded by UID.
+ */
+export function activeWindow (at: Date, steps: number): { at: Date, effectiveBy: Date, expiresAfter: Date } {
+  const step = Math.max(1, steps) * 1000
+  return { at, effectiveBy: new Date(Math.ceil(at.getTime() / step) * step), expiresAfter: new Date(Math.floor(at.getTime() / step) * step) }
+}
+
 /** Matches no document: what a criterion that can match nothing turns the whole query into. */
 const NOTHING = '-*:*'
 
@@ -125,20 +136,14 @@ export class SolrQueryTranslator {
   }
 
   /**
-   * Effective and not expired at "now", in steps of `effective_steps` seconds
-   * so that repeated queries stay cacheable. The steps err on the side of
-   * what is already effective and not yet expired: "effective" is compared
-   * with now rounded up, "expires" with now rounded down, so that a talk
-   * published this instant is found at once (the catalogue's exact check of
-   * every page, core/solr/search.ts, withholds what is not due yet). No date
-   * means no limit, as in the catalogue. The Owner asking for
-   * `show_inactive` also sees their own.
+   * Effective and not expired, with "now" in steps (`activeWindow`): the
+   * filter changes once per step, so that Solr's filter and result caches
+   * serve repeated queries. No date means no limit, as in the catalogue. The
+   * Owner asking for `show_inactive` also sees their own.
    */
   private activeFilter (creator: string | undefined, steps: number, now: Date): string {
-    const step = Math.max(1, steps) * 1000
-    const effectiveBy = quote(new Date(Math.ceil(now.getTime() / step) * step).toISOString())
-    const expiresAfter = quote(new Date(Math.floor(now.getTime() / step) * step).toISOString())
-    const active = `(effective:[* TO ${effectiveBy}] OR (*:* -effective:[* TO *])) AND (expires:{${expiresAfter} TO *] OR (*:* -expires:[* TO *]))`
+    const window = activeWindow(now, steps)
+    const active = `(effective:[* TO ${quote(window.effectiveBy.toISOString())}] OR (*:* -effective:[* TO *])) AND (expires:{${quote(window.expiresAfter.toISOString())} TO *] OR (*:* -expires:[* TO *]))`
     return creator === undefined ? active : `(${active}) OR Creator:${quote(creator)}`
   }
 
@@ -154,10 +159,14 @@ export class SolrQueryTranslator {
     return terms.join(',')
   }
 
-  /** `fl`: the `field_list` setting plus what the response needs; without it every stored field and the score. */
+  /**
+   * `fl`: what the response is built from, plus the `field_list` setting.
+   * Nothing else is asked for: collective.solr's empty default, `* score`,
+   * makes Solr read and send every stored field of every row, and the score
+   * is used to sort (which needs no `fl`), never shown.
+   */
   private fieldList (fieldList: string[], needed: string[]): string {
-    if (fieldList.length === 0) return '* score'
-    return [...new Set([...fieldList, ...needed])].join(',')
+    return [...new Set([...needed, ...fieldList])].join(',')
   }
 
   /** `hl.*`: fields from the query, else the setting, else Title and Description; only the full-text clause is highlighted. */

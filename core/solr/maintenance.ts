@@ -33,7 +33,7 @@ export function liveSchemaLine (report: SchemaReport): string {
   return `live core: missing fields ${report.live.missing.join(', ') || 'none'}; unknown fields ${report.live.extra.join(', ') || 'none'}`
 }
 
-const BATCH = 500
+const BATCH = 1000
 /** The generated configset, by file name under conf/. */
 export const configsetFiles = (types: ContentTypeRegistry): Record<string, string> =>
   ({ 'schema.xml': schemaXml(types), 'solrconfig.xml': solrconfigXml() })
@@ -61,26 +61,35 @@ export class SolrMaintenance {
     await this.client.update(current)
   }
 
-  /** Every object (or every object of one type) in batches, then one commit. */
+  /**
+   * Every object (or every object of one type) in batches, then one commit.
+   * Two steps overlap: while Solr takes one batch, the next is read and
+   * built from the database (a reindex is bound by the slower of the two,
+   * not by their sum).
+   */
   async reindex (options: { type?: string, batchSize?: number }, progress: Progress = () => {}): Promise<number> {
     if (options.type !== undefined && this.types.get(options.type) === undefined) throw new Error(`Unknown content type '${options.type}'.`)
     const size = options.batchSize ?? BATCH
     const filter = options.type !== undefined ? 'AND portal_type = $1' : 'AND $1::text IS NULL'
     const { rows: [{ count }] } = await retryWhileUnavailable(async () =>
       await this.db.query<{ count: number }>(`SELECT count(*) FROM content WHERE path <> '/' ${filter}`, [options.type ?? null]))
-    let done = 0
-    let after = '/'
-    progress(0, count)
-    while (true) {
-      const rows = await retryWhileUnavailable(async () => {
+    /** The next batch after `after` in path order, with its documents built. */
+    const read = async (after: string): Promise<{ last: string, documents: Array<Record<string, unknown>> } | null> =>
+      await retryWhileUnavailable(async () => {
         const { rows } = await this.db.query<{ uid: string, path: string }>(
           `SELECT uid, path FROM content WHERE path > $2 ${filter} ORDER BY path LIMIT ${size}`, [options.type ?? null, after])
-        if (rows.length > 0) await this.index(rows.map(r => r.uid))
-        return rows
+        if (rows.length === 0) return null
+        return { last: rows[rows.length - 1].path, documents: await this.indexer.currentDocuments(rows.map(r => r.uid)) }
       })
-      if (rows.length === 0) break
-      done += rows.length
-      after = rows[rows.length - 1].path
+    let done = 0
+    progress(0, count)
+    let next = read('/')
+    for (let batch = await next; batch !== null; batch = await next) {
+      next = read(batch.last)
+      // The read ahead must not be an unhandled rejection while this batch is sent; it is awaited above.
+      next.catch(() => {})
+      await this.client.update(batch.documents)
+      done += batch.documents.length
       progress(done, Math.max(count, done))
     }
     await this.client.commit()

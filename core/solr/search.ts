@@ -1,12 +1,12 @@
 import type { Caller, Listing, ListingOptions, Listings } from '../catalog/listing.js'
-import type { CatalogSearch } from '../catalog/search.js'
+import { turningAround, type CatalogSearch } from '../catalog/search.js'
 import type { ContentTypeRegistry } from '../content/registry.js'
 import { urlOf } from '../content/urls.js'
 import type { Queryable } from '../db/db.js'
 import { STALE_IN_SOLR } from '../indexing/outbox.js'
 import type { Logger } from '../log.js'
 import type { SelectResponse, Solr } from './client.js'
-import type { SelectParams, SolrQueryTranslator } from './lucene.js'
+import { activeWindow, type SelectParams, type SolrQueryTranslator } from './lucene.js'
 import type { SolrSettings } from './settings.js'
 
 export interface SolrListingOptions extends ListingOptions {
@@ -95,15 +95,19 @@ export class SolrSearch {
     const { db, catalogSearch } = this.o
     const settings = this.o.settings()
     const query = this.o.listings.query(caller, options)
-    const stale = await catalogSearch.invisibleAmong(db, STALE_IN_SOLR, query, MAX_WITHHELD_BY_FILTER + 1)
-    if (stale.length > MAX_WITHHELD_BY_FILTER) return null
+    const now = new Date()
+    // What Solr may hold stale, and what the coarse effective-date filter lets in although it is not active now.
+    const window = query.showInactive ? null : turningAround(activeWindow(now, settings.effective_steps))
+    const candidates = (p: (value: unknown) => string): string => window === null ? STALE_IN_SOLR : `${STALE_IN_SOLR} UNION ${window(p)}`
+    const excluded = await catalogSearch.invisibleAmong(db, candidates, query, MAX_WITHHELD_BY_FILTER + 1, now)
+    if (excluded.length > MAX_WITHHELD_BY_FILTER) return null
     const facetFields = query.facets?.map(f => f.name) ?? []
     const { params, pageSize } = this.o.translator.translate({
       ...query,
       highlightFields: options.highlightFields,
       neededFields: [...SUMMARY_FIELDS, ...options.metadataFields, ...facetFields],
-      excludedUids: stale
-    }, settings)
+      excludedUids: excluded
+    }, settings, now)
     const answer = await runSelect(this.o.solr, params, settings, log)
     const docs = answer.response.docs
     const visible = await catalogSearch.visible(db, docs.map(doc => String(doc.UID)), query)

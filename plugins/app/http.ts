@@ -23,7 +23,7 @@ declare module 'fastify' {
  * (Fastify builds `request.query` from every request's parameters):
  * parameter names that reach a prototype, in any part of Zope's
  * `name.key:flag` syntax, and NUL, which PostgreSQL cannot store. Routes that
- * parse their own query (core/zope-query.ts) check again, for their own sake.
+ * parse their own query (core/query/zope.ts) check again, for their own sake.
  */
 function checkQueryString (query: string): void {
   if (/%00/.test(query)) throw BadRequest('The query string contains a NUL character (%00).')

@@ -36,3 +36,15 @@ t.test('the generated schema carries every type\'s index fields and the copy fie
   t.match(schema, '<copyField source="SearchableText" dest="default"/>')
   t.match(configsetFiles(app.contentTypes)['solrconfig.xml'], '${solr.autoCommit.maxDocs:')
 })
+
+t.test('solrconfig.xml carries only what Solr 9 honours', async t => {
+  const solrconfig = configsetFiles(app.contentTypes)['solrconfig.xml']
+  // Solr caps a core's maxBooleanClauses at the node's solr.max.booleanClauses (docs/search.md): the node sets it.
+  t.notMatch(solrconfig, 'maxBooleanClauses')
+  // Deprecated and ignored by Solr 9.
+  t.notMatch(solrconfig, 'enableRemoteStreaming')
+  t.match(solrconfig, '<requestParsers multipartUploadLimitInKB="2048" formdataUploadLimitInKB="2048"/>')
+  t.match(solrconfig, '<luceneMatchVersion>9.0</luceneMatchVersion>')
+  t.match(solrconfig, '<filterCache size="512" initialSize="512" autowarmCount="0"/>')
+  t.match(solrconfig, /<requestHandler name="\/select" class="solr.SearchHandler">[\s\S]*<str name="df">default<\/str>[\s\S]*<str name="q.op">AND<\/str>/)
+})

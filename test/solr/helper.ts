@@ -1,5 +1,7 @@
 // Shared set-up of the Solr integration tests (not a test file): a real solr-dev
 // core on the generated configset and the service with Solr on.
+import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { build, type TestApp } from '../helper.js'
 import { startSolrDev, type SolrDev } from '../solr-dev/helper.js'
@@ -35,3 +37,31 @@ export async function realTime (solr: SolrDev, uid: string): Promise<Record<stri
 }
 
 export const sleep = async (ms: number): Promise<void> => { await new Promise(resolve => setTimeout(resolve, ms)) }
+
+/** One request as it reached the search server. */
+export interface Recorded { method: string, path: string, params: URLSearchParams, contentType: string | undefined }
+
+/**
+ * An HTTP proxy in front of `port` that records every request (method, path,
+ * query parameters, content type) before passing it on unchanged: what the
+ * service really sends, as Solr would log it.
+ */
+export async function recordingProxy (t: TapLike, port: number): Promise<{ port: number, requests: Recorded[] }> {
+  const requests: Recorded[] = []
+  const server = createServer((incoming, outgoing) => {
+    const url = new URL(incoming.url ?? '/', 'http://proxy')
+    requests.push({ method: incoming.method ?? '', path: url.pathname, params: url.searchParams, contentType: incoming.headers['content-type'] })
+    const upstream = request({ host: '127.0.0.1', port, method: incoming.method, path: incoming.url, headers: incoming.headers }, answer => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(outgoing)
+    })
+    upstream.on('error', () => { outgoing.destroy() })
+    incoming.pipe(upstream)
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(async () => {
+    server.closeAllConnections()
+    await new Promise(resolve => server.close(resolve))
+  })
+  return { port: (server.address() as AddressInfo).port, requests }
+}

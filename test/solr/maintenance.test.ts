@@ -35,7 +35,7 @@ t.test('reindex of 10,000 talks, in batches with progress and a final commit', a
   const count = await app.solr.maintenance.reindex({ type: 'talk' }, (done, total) => { lines.push(`${done}/${total}`) })
   t.equal(count, FOLDERS * PER_FOLDER)
   t.comment(`reindexed ${count} talks in ${Date.now() - started} ms`)
-  t.equal(lines.length, 21, 'one progress report per batch of 500, and the start')
+  t.equal(lines.length, 11, 'one progress report per batch of 1,000, and the start')
   t.equal(lines[0], '0/10000')
   t.equal(lines.at(-1), '10000/10000')
   const answer = await solr.get('plone/select', { q: 'portal_type:talk', rows: 0 })

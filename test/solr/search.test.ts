@@ -246,11 +246,14 @@ t.test('@search answered by Solr', async t => {
     await patchSettings(app, { exclude_user: false })
     t.same(await found(text('draft'), mia), ['draft'])
 
-    t.same(await found(text('keynote')), ['keynote'], 'effective_steps 1: published in 2026, found')
+    t.same(await found(text('keynote')), ['keynote'], 'default effective_steps: published in 2026, found')
     await patchSettings(app, { effective_steps: 1_000_000_000 })
     // Steps round "now" up for effective (issue 14: what is already effective is always found), so even a step of ~32 years keeps it.
     t.same(await found(text('keynote')), ['keynote'], 'effective_steps of ~32 years: an effective talk is still found')
-    await patchSettings(app, { effective_steps: 1 })
+    // The step lets in the talk that expired in 2020; it is left out by UID, so not even a count on another page shows it.
+    const firstOfTwo = await search(`${text('keynote')}&sort_on=sortable_title&sort_order=reverse&b_size=1`)
+    t.same([firstOfTwo.keys, firstOfTwo.body.items_total], [['keynote'], 1], 'effective_steps of ~32 years: the expired talk is neither shown nor counted')
+    await patchSettings(app, { effective_steps: 60 })
 
     const ranked = async (query: string): Promise<string[]> => (await search(query)).keys
     const either = text('stack OR keynote')
@@ -293,7 +296,7 @@ t.test('@search answered by Solr', async t => {
     t.equal((await select()).response.numFound, 2, 'the same results either way')
     await patchSettings(app, { filter_queries: ['portal_type'] })
 
-    t.same(Object.keys((await select()).response.docs[0]).sort().slice(0, 3), ['Creator', 'Date', 'Description'], 'field_list empty: every stored field')
+    t.same(Object.keys((await select()).response.docs[0]).sort(), ['UID', 'path_string'], 'field_list empty: only what the answer needs')
     await patchSettings(app, { field_list: ['Title'] })
     t.same(Object.keys((await select()).response.docs[0]).sort(), ['Title', 'UID', 'path_string'], 'field_list, plus what the answer needs')
     await patchSettings(app, { field_list: [] })

@@ -18,8 +18,8 @@ const parser = new QueryParser(name => catalogue.index(name))
 const translator = new SolrQueryTranslator(new Set(solrFields(registry).map(f => f.name)))
 const DEFAULTS = Value.Default(SolrSettingsSchema, {}) as SolrSettings
 const NOW = new Date('2026-11-22T20:39:52.123Z')
-// "effective" against now rounded up, "expires" against now rounded down: what is already effective is always included.
-const ACTIVE = '(effective:[* TO "2026-11-22T20:39:53.000Z"] OR (*:* -effective:[* TO *])) AND (expires:{"2026-11-22T20:39:52.000Z" TO *] OR (*:* -expires:[* TO *]))'
+// "effective" against now rounded up, "expires" against now rounded down (by default to the minute): what is already effective is always included.
+const ACTIVE = '(effective:[* TO "2026-11-22T20:40:00.000Z"] OR (*:* -effective:[* TO *])) AND (expires:{"2026-11-22T20:39:00.000Z" TO *] OR (*:* -expires:[* TO *]))'
 
 type Params = Record<string, unknown> & { q: string, fq: string[] }
 /** A query as the search route asks it (parsed first, as the route does), plus Solr's own options. */
@@ -125,8 +125,8 @@ t.test('filters: security, effective dates, filter_queries', async t => {
   t.same(translate({ principals: ['Anonymous', 'user:mia'] }, { exclude_user: true }).fq[0], 'allowedRolesAndUsers:("Anonymous")', 'exclude_user')
   t.same(translate({ showInactive: true }).fq, ['allowedRolesAndUsers:("Anonymous")'], 'who may see inactive content has no date filter')
   t.equal(translate({ showInactiveOf: 'mia' }).fq[1], `(${ACTIVE}) OR Creator:"mia"`, 'show_inactive: the owner\'s own inactive content too')
-  t.match(translate({}, { effective_steps: 60 }).fq[1], /effective:\[\* TO "2026-11-22T20:40:00.000Z"\]/, 'effective_steps rounds now up for effective')
-  t.match(translate({}, { effective_steps: 60 }).fq[1], /expires:\{"2026-11-22T20:39:00.000Z" TO \*\]/, 'and down for expires')
+  t.match(translate({}, { effective_steps: 1 }).fq[1], /effective:\[\* TO "2026-11-22T20:39:53.000Z"\]/, 'effective_steps rounds now up for effective')
+  t.match(translate({}, { effective_steps: 1 }).fq[1], /expires:\{"2026-11-22T20:39:52.000Z" TO \*\]/, 'and down for expires')
   t.match(translate({}, { effective_steps: 3600 }).fq[1], /"2026-11-22T20:00:00.000Z"/, 'to the hour')
   const moved = translate({ criteria: { portal_type: 'talk', review_state: 'published' } })
   t.equal(moved.q, '+(review_state:("published"))', 'filter_queries (default portal_type): the clause leaves q …')
@@ -151,8 +151,9 @@ t.test('sorting, paging, fields, facets, highlighting', async t => {
   t.match(translate({ start: 1, size: 10, sortLimit: 3 }), { rows: 2 }, 'sort_limit')
   t.match(translate({ start: 5, size: 10, sortLimit: 3 }), { rows: 0 }, 'sort_limit below the page')
   t.throws(() => translate({ sortLimit: 0 }), { statusCode: 400, message: /sort_limit/ })
-  t.equal(translate({}).fl, '* score', 'fl: every stored field and the score')
-  t.equal(translate({ neededFields: ['UID', 'Title'] }, { field_list: ['Title', 'room'] }).fl, 'Title,room,UID', 'field_list plus what the answer needs')
+  t.equal(translate({ neededFields: ['UID', 'Title'] }).fl, 'UID,Title', 'fl: only what the answer needs (no `*`, no score)')
+  t.equal(translate({ neededFields: ['UID', 'Title'], criteria: { SearchableText: 'solr' } }).fl, 'UID,Title', 'a ranked query sorts by score without fetching it')
+  t.equal(translate({ neededFields: ['UID', 'Title'] }, { field_list: ['Title', 'room'] }).fl, 'UID,Title,room', 'what the answer needs plus field_list')
   t.match(translate({ facetFields: ['audience', 'room'] }), { facet: true, 'facet.field': ['audience', 'room'], 'facet.mincount': 1 }, 'facets')
   t.throws(() => translate({ facetFields: ['nosuch'] }), { statusCode: 400, message: /nosuch/ }, 'an unknown facet field')
   t.notOk('facet' in translate({}), 'no facets unless asked')

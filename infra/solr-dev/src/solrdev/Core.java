@@ -52,6 +52,8 @@ final class Core {
   final Path configSetDir;
   final Path confDir;
   final Path dataDir;
+  /** A SolrCloud collection's core (Collections API), listed by its LIST; false for a standalone core. */
+  boolean collection;
   final Instant startTime = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
   volatile Schema schema;
   volatile SolrConfig config;
@@ -94,6 +96,7 @@ final class Core {
     Properties p = new Properties();
     p.setProperty("name", name);
     p.setProperty("configSet", configSetDir.toAbsolutePath().toString());
+    if (collection) p.setProperty("collection", "true");
     try (Writer w = Files.newBufferedWriter(dataDir.resolve("core.properties"), StandardCharsets.UTF_8)) {
       p.store(w, "solr-dev core");
     }

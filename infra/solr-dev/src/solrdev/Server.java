@@ -37,9 +37,21 @@ public final class Server {
     return t;
   });
 
-  private Server(Path dataDir, Path configSets) {
+  /** The Configsets and Collections APIs; uploaded configsets live in DATA/@configsets ('@' is in no core name). */
+  private final Cloud cloud;
+
+  private Server(Path dataDir, Path configSets, int port) {
     this.dataDir = dataDir;
     this.configSets = configSets;
+    this.cloud = new Cloud(dataDir.resolve("@configsets"), cores, this::createCollectionCore, port);
+  }
+
+  private Core createCollectionCore(String name, Path configSetDir) throws Exception {
+    Core c = new Core(name, configSetDir, dataDir.resolve(name), timer);
+    c.collection = true;
+    c.persist();
+    cores.put(name, c);
+    return c;
   }
 
   public static void main(String[] args) throws Exception {
@@ -68,7 +80,7 @@ public final class Server {
     }
     if (data == null) usage("--data DIR is required");
     Files.createDirectories(data);
-    Server s = new Server(data.toAbsolutePath(), configSets == null ? null : configSets.toAbsolutePath());
+    Server s = new Server(data.toAbsolutePath(), configSets == null ? null : configSets.toAbsolutePath(), port);
     s.loadCores(coreArgs);
     if (basicAuth != null) {
       if (basicAuth.indexOf(':') <= 0) usage("--basic-auth needs USER:PASSWORD");
@@ -103,6 +115,7 @@ public final class Server {
   /** Cores recorded in the data directory from earlier runs, then the ones given on the command line. */
   private void loadCores(Map<String, Path> fromArgs) throws Exception {
     Map<String, Path> all = new LinkedHashMap<>();
+    Map<String, Boolean> collections = new LinkedHashMap<>();
     try (Stream<Path> dirs = Files.list(dataDir)) {
       for (Path d : (Iterable<Path>) dirs::iterator) {
         Path props = d.resolve("core.properties");
@@ -112,11 +125,13 @@ public final class Server {
           p.load(r);
         }
         all.put(p.getProperty("name"), Paths.get(p.getProperty("configSet")));
+        collections.put(p.getProperty("name"), Boolean.parseBoolean(p.getProperty("collection", "false")));
       }
     }
     all.putAll(fromArgs);
     for (Map.Entry<String, Path> e : all.entrySet()) {
       Core c = new Core(e.getKey(), e.getValue(), dataDir.resolve(e.getKey()), timer);
+      c.collection = !fromArgs.containsKey(e.getKey()) && collections.getOrDefault(e.getKey(), false);
       c.persist();
       cores.put(c.name, c);
     }
@@ -174,6 +189,8 @@ public final class Server {
       if (path.length < 3 || !path[1].equals("solr")) throw new SolrError(404, "Not Found: " + ex.path);
       if (path[2].equals("admin")) {
         if (path.length == 4 && path[3].equals("cores")) answer = coreAdmin(params, started);
+        else if (path.length == 4 && path[3].equals("configs")) answer = new Answer(envelope(cloud.configs(params, ex.method, ex.body), params, null, started));
+        else if (path.length == 4 && path[3].equals("collections")) answer = new Answer(envelope(cloud.collections(params), params, null, started));
         else throw SolrError.unsupported("the path " + ex.path);
       } else {
         Core core = cores.get(path[2]);
@@ -361,7 +378,7 @@ public final class Server {
         c.close();
         Files.deleteIfExists(c.dataDir.resolve("core.properties"));
         if (p.getBool("deleteIndex", false) || p.getBool("deleteDataDir", false) || p.getBool("deleteInstanceDir", false)) {
-          deleteTree(c.dataDir);
+          Cloud.deleteTree(c.dataDir);
         }
         break;
       }
@@ -403,13 +420,6 @@ public final class Server {
       throw SolrError.bad("Error CREATEing SolrCore '" + name + "': Could not load configuration from directory " + dir);
     }
     return dir.toAbsolutePath();
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) return;
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path x : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) Files.delete(x);
-    }
   }
 
   private static Map<String, Object> coreStatus(Core c) throws IOException {

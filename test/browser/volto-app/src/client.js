@@ -1,0 +1,3 @@
+import client from '@plone/volto/start-client'
+
+client()

@@ -1,0 +1,3 @@
+import start from '@plone/volto/start-server'
+
+start()

@@ -1,0 +1,3 @@
+import defaultReducers from '@plone/volto/reducers'
+
+export default { ...defaultReducers }
