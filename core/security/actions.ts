@@ -8,20 +8,22 @@ export type ActionCategories = Record<'object' | 'object_buttons' | 'user' | 'do
 const action = (id: string, title: string): Action => ({ id, title, icon: '' })
 
 /** An action shown when the caller holds one of the permissions on the object. */
-interface ObjectAction { action: Action, needs: PermissionName[], folderishOnly?: boolean, notOnRoot?: boolean }
+interface ObjectAction { action: Action, needs: PermissionName[], folderishOnly?: boolean, notOnRoot?: boolean, workflowOnly?: boolean }
 
 /**
  * Plone's object actions that this service implements, with the permissions
  * Plone guards them with: Volto's toolbar shows Edit and Contents from `edit`
- * and `folderContents`. Actions whose services do not exist here (history,
- * sharing, cut/copy/paste, rename) are not offered (docs/api.md).
+ * and `folderContents`. Actions whose services do not exist here (sharing,
+ * cut/copy/paste, rename) are not offered (docs/api.md).
  */
 const OBJECT_ACTIONS: ObjectAction[] = [
   { action: action('view', 'View'), needs: [Permission.View] },
   // The site root is not edited through this API (PATCH answers 405).
   { action: action('edit', 'Edit'), needs: [Permission.Modify], notOnRoot: true },
   // Plone's "List folder contents": whoever may add or change content in the folder.
-  { action: action('folderContents', 'Contents'), needs: [Permission.Add, Permission.Modify], folderishOnly: true }
+  { action: action('folderContents', 'Contents'), needs: [Permission.Add, Permission.Modify], folderishOnly: true },
+  // The workflow history (`@history`), shown to those who may review or request review, as `@workflow`'s.
+  { action: action('history', 'History'), needs: [Permission.Review, Permission.RequestReview], workflowOnly: true }
 ]
 const OBJECT_BUTTONS: ObjectAction[] = [
   { action: action('delete', 'Delete'), needs: [Permission.Delete], notOnRoot: true }
@@ -34,7 +36,7 @@ const OBJECT_BUTTONS: ObjectAction[] = [
 export function actionsFor (who: Principal, located: Located): ActionCategories {
   const isRoot = located.obj.path === '/'
   const held = (entries: ObjectAction[]): Action[] => entries
-    .filter(e => (e.folderishOnly !== true || located.type.folderish) && (e.notOnRoot !== true || !isRoot))
+    .filter(e => (e.folderishOnly !== true || located.type.folderish) && (e.notOnRoot !== true || !isRoot) && (e.workflowOnly !== true || located.type.workflow !== null))
     .filter(e => e.needs.some(p => can(who, p, located)))
     .map(e => e.action)
   const user = who.userId === null

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
-import { requireContext } from '../support/access.js'
+import { denied, requireContext } from '../support/access.js'
 import type { HistoryEntry, Located } from '../../core/content/rows.js'
 import { BadRequest } from '../../core/errors.js'
 import { Permission, type Principal } from '../../core/security/roles.js'
@@ -64,6 +64,29 @@ export default fp(async fastify => {
       transitions: transitions.available(located, request.principal).map(([id, t]) => ({ '@id': `${url}/@workflow/${id}`, title: t.title }))
     }
   }
+
+  // plone.restapi's @history without versioning: the workflow's entries, oldest first, for those who may read them.
+  fastify.get('/@history', {
+    schema: { summary: 'The workflow history of the object (on any content path)', tags: ['workflow'], security: [{ bearer: [] }], response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })), ...errorResponses } }
+  }, async request => {
+    const located = await requireContext(content, request)
+    if (located.type.workflow === null) return []
+    if (!mayReadHistory(located, request.principal)) throw denied(request, `You may not read the history of ${located.obj.path}.`)
+    const transitionTitles = located.type.workflow.transitions
+    return (await transitions.history(located.obj.uid)).map(e => {
+      const title = e.action === null ? 'Create' : Object.hasOwn(transitionTitles, e.action) ? transitionTitles[e.action].title : e.action
+      return {
+        action: e.action ?? 'Create',
+        actor: { '@id': urlOf(request.baseUrl, `/@users/${e.actor ?? ''}`), fullname: e.actor, id: e.actor, username: null },
+        comments: e.comments,
+        review_state: e.review_state,
+        state_title: stateTitle(located, e.review_state),
+        time: isoDate(e.time),
+        transition_title: title,
+        type: 'workflow'
+      }
+    })
+  })
 
   // Without a transition name the path would fall through to "create content" (POST <folder>).
   fastify.post('/@workflow', {

@@ -53,6 +53,19 @@ t.test('workflow bodies from Plone clients', async t => {
     t.equal((await call('GET', `${otherPath}/child`, undefined, admin)).json().review_state, 'private', 'without include_children the child stays')
   })
 
+  await t.test('@history: the workflow entries, as plone.restapi without versioning', async t => {
+    const talk = await newTalk('With a history')
+    await call('POST', `${talk}/@workflow/submit`, { comment: 'please' }, owner)
+    const res = await call('GET', `${talk}/@history`, undefined, owner)
+    t.equal(res.statusCode, 200, res.body)
+    t.match(res.json(), [
+      { action: 'Create', transition_title: 'Create', review_state: 'private', state_title: 'Private', type: 'workflow', actor: { '@id': 'http://localhost:80/@users/olga', id: 'olga' } },
+      { action: 'submit', transition_title: 'Submit for publication', comments: 'please', review_state: 'pending', state_title: 'Pending review', type: 'workflow' }
+    ])
+    t.equal((await call('GET', `${talk}/@history`, undefined, await tokenFor('mia'))).statusCode, 403, 'others may not even view it')
+    t.same((await call('GET', '/@history', undefined, admin)).json(), [], 'the site root has no workflow')
+  })
+
   await t.test('an empty body is no body, whatever its Content-Type; a non-JSON body is still 415', async t => {
     for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/json']) {
       const talk = await newTalk(`Empty ${type}`)

@@ -42,6 +42,9 @@ const HOSTILE_QUERIES = [
   'q=%00', 'SearchableText=a%00b', 'x%00=1', 'query=%00', 'b_size=%00'
 ]
 
+/** Writes whose request has no body (plone.restapi's lock.req): locking and refreshing a lock, which changes no content. */
+const BODILESS_WRITES = /\/@lock$/
+
 const nested = (depth: number): unknown => { let value: unknown = 'deep'; for (let i = 0; i < depth; i++) value = [value]; return value }
 /** Raw JSON texts (so that `__proto__` is a key of the document, not an assignment in this file). */
 const HOSTILE_BODIES = [
@@ -96,8 +99,10 @@ t.test('hostile query strings on every route: a 4xx in the contract\'s shape', a
         // A prototype key is refused by every route; other oddities by the routes that read them (a GET that ignores its query answers as usual).
         const acceptable = res.statusCode >= 400 && res.statusCode < 500
           ? isContractError(res)
-          : !prototypeKey && route.method === 'GET' && res.statusCode === 200
+          : !prototypeKey && res.statusCode === 200 && (route.method === 'GET' || BODILESS_WRITES.test(route.url))
         if (!acceptable) wrong.push(`${route.method} ${route.url}?${query} → ${res.statusCode} ${res.body.slice(0, 120)}`)
+        // A lock taken by a probe would refuse the writes the later tests probe: released at once.
+        if (res.statusCode === 200 && BODILESS_WRITES.test(route.url)) await call('DELETE', route.url, { force: true }, manager)
       }
     }
   }
