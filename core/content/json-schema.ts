@@ -49,9 +49,12 @@ export async function typeSchema (type: ContentType, baseUrl: string, vocabulari
     if (field.writePermission !== undefined) property.writePermission = field.writePermission
     properties[name] = property
   }
+  // As Plone: the default fieldset first (forms open on it), with the title and description (Plone's
+  // basic behavior) before the type's own fields; each behavior's other fields in a fieldset after it.
+  const basic = ['title', 'description'].filter(name => type.fields.has(name))
   const fieldsets = [
-    ...type.declaration.behaviors.map(b => ({ id: b.name.replace(/\W/g, '_'), title: b.name, behavior: b.name, fields: Object.keys(b.schema.properties) })),
-    { id: 'default', title: 'Default', behavior: type.name, fields: Object.keys(type.declaration.schema.properties) }
+    { id: 'default', title: 'Default', behavior: type.name, fields: [...basic, ...Object.keys(type.declaration.schema.properties).filter(name => !basic.includes(name))] },
+    ...type.declaration.behaviors.map(b => ({ id: b.name.replace(/\W/g, '_'), title: b.name, behavior: b.name, fields: Object.keys(b.schema.properties).filter(name => !basic.includes(name)) }))
   ].filter(f => f.fields.length > 0)
   return { title: type.title, description: type.declaration.description ?? '', type: 'object', properties, required: [...type.required], fieldsets, layouts: [type.layout] }
 }

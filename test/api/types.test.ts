@@ -54,6 +54,8 @@ t.test('@types', async t => {
     const leaked = keysOf(schema.properties).filter(k => INTERNAL_KEYS.includes(k))
     t.same(leaked, [], 'no internal annotation reaches the client')
     t.same(schema.fieldsets.flatMap((f: { fields: string[] }) => f.fields).sort(), Object.keys(schema.properties).sort(), 'every field is in a fieldset')
+    t.same([schema.fieldsets[0].id, ...schema.fieldsets[0].fields.slice(0, 2)], ['default', 'title', 'description'], 'the default fieldset first (Volto opens its forms on it), title and description first in it')
+    t.equal(new Set(schema.fieldsets.flatMap((f: { fields: string[] }) => f.fields)).size, Object.keys(schema.properties).length, 'no field in two fieldsets')
 
     // Generated from the declaration: each field's JSON Schema keywords come through unchanged.
     for (const [name, field] of app.contentTypes.get('talk')!.fields) {
