@@ -409,6 +409,8 @@ async function main () {
       const missing = settings.drainTalks - waiting
       if (missing > 0) {
         say(`filling the queue with ${missing} talks for ${drainJob.id}`)
+        // Solr on (the asynchronous scenario's settings): with Solr off a write records no index operation.
+        await call(asyncService.url, 'PATCH', '/@controlpanels/solr-controlpanel', asyncScenario.settings, tokens.admin)
         await load.run({ scenarioId: asyncScenario.id, ctx: { ...asyncCtx, job: ++job }, url: asyncService.url, connections: settings.connections, warmup: 0, amount: missing })
       }
       await asyncService.stop()
