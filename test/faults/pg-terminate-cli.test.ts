@@ -7,7 +7,9 @@ import { freePort } from '../solr-dev/helper.js'
 import { solrDocs, startSolr } from '../solr/helper.js'
 import { ask, holdingProxy, login, named, terminator } from './pg-helper.js'
 
-const TALKS = 600
+// Three batches of reindex (1,000 each): while the first is held on its way to Solr the second is read
+// ahead; the third's read is the one that meets the lock below.
+const TALKS = 2500
 
 const solr = await startSolr(t)
 const databaseUrl = await freshDatabase(t)
