@@ -1,3 +1,4 @@
+import { afterWriting } from '../db/faults.js'
 import { escapeLike, type Db } from '../db/db.js'
 import { BadRequest, WorkflowException } from '../errors.js'
 import { parseDate } from '../query/zope.js'
@@ -77,7 +78,8 @@ export class Transitions {
       throw WorkflowException(`The transition '${name}' is not available for everything inside ${located.obj.path}.`)
     })
     const result = await this.take(located, name, who, comments, dates)
-    for (const child of pending) await this.take(child, name, who, comments, dates)
+    // The folder's transition is saved: a failure from here on must not be reported as "nothing was changed".
+    for (const child of pending) await afterWriting(async () => await this.take(child, name, who, comments, dates))
     return result
   }
 

@@ -65,6 +65,19 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
+/**
+ * Runs what follows a committed write (reading the answer, the next write of
+ * a series): if the database fails now, the change is saved, so the failure
+ * must never say "nothing was changed".
+ */
+export async function afterWriting<T> (work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (err) {
+    throw err instanceof DatabaseUnavailable && !err.mayHaveCommitted ? new DatabaseUnavailable(err.reason, true, err.cause) : err
+  }
+}
+
 /** What @health tells about the connections since the process started. */
 export interface FaultReport {
   since: string

@@ -1,3 +1,4 @@
+import { afterWriting } from '../../core/db/faults.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
@@ -101,7 +102,7 @@ export default fp(async fastify => {
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)
     const url = urlOf(request.baseUrl, created.obj.path)
-    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await representation(request, created))
+    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await afterWriting(async () => await representation(request, created)))
   }
 
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -124,7 +125,7 @@ export default fp(async fastify => {
     })
     void reply.header('etag', etagOf(updated))
     if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
-      return reply.code(200).send(await representation(request, updated))
+      return reply.code(200).send(await afterWriting(async () => await representation(request, updated)))
     }
     return reply.code(204).send()
   }
