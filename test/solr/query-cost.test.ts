@@ -1,8 +1,8 @@
 import t from 'tap'
-import { createServer, request, type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { STALE_IN_SOLR } from '../../core/indexing/outbox.js'
 import { build, talkBody } from '../helper.js'
 import { waitFor } from '../queue/helper.js'
+import { recordingProxy, type Recorded } from './helper.js'
 import { patchSettings, startSolr } from './search-helper.js'
 
 /**
@@ -13,36 +13,6 @@ import { patchSettings, startSolr } from './search-helper.js'
  * `fl` without `*` or the score; and the coarse effective-date filter stays
  * exact: what it lets in that is not active now is neither shown nor counted.
  */
-
-interface Recorded { path: string, params: URLSearchParams }
-interface TapLike { teardown: (fn: () => unknown) => void }
-
-/** An HTTP proxy to `port` that keeps every request's path and parameters (query string and form body). */
-async function recordingProxy (t: TapLike, port: number): Promise<{ port: number, requests: Recorded[] }> {
-  const requests: Recorded[] = []
-  const server = createServer((incoming: IncomingMessage, answer) => {
-    const chunks: Buffer[] = []
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
-    incoming.on('end', () => {
-      const body = Buffer.concat(chunks)
-      const url = new URL(incoming.url ?? '/', 'http://solr')
-      const params = new URLSearchParams(url.search)
-      if (String(incoming.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
-        for (const [name, value] of new URLSearchParams(body.toString())) params.append(name, value)
-      }
-      requests.push({ path: url.pathname, params })
-      const upstream = request({ port, host: '127.0.0.1', method: incoming.method, path: incoming.url, headers: incoming.headers }, response => {
-        answer.writeHead(response.statusCode ?? 502, response.headers)
-        response.pipe(answer)
-      })
-      upstream.on('error', () => { answer.destroy() })
-      upstream.end(body)
-    })
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(async () => { await new Promise(resolve => server.close(resolve)) })
-  return { port: (server.address() as AddressInfo).port, requests }
-}
 
 t.test('what a search sends Solr', async t => {
   const solr = await startSolr(t)
@@ -61,9 +31,8 @@ t.test('what a search sends Solr', async t => {
   await publish({ title: 'Beta lecture expired', effective: '2019-01-01T00:00:00Z', expires: '2020-01-01T00:00:00Z' })
   await publish({ title: 'Gamma lecture future', effective: '2030-01-01T00:00:00Z' })
   await waitFor('every write delivered and committed', async () => {
-    const { rows: [{ waiting }] } = await app.app.db.query<{ waiting: number }>(
-      'SELECT (SELECT count(*) FROM index_outbox) + (SELECT count(*) FROM index_unsettled WHERE settles_at > now())::int AS waiting')
-    return Number(waiting) === 0
+    const { rows: [{ waiting }] } = await app.app.db.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM (${STALE_IN_SOLR}) stale`)
+    return waiting === 0
   }, 10_000)
 
   const selects = (): Recorded[] => proxy.requests.filter(r => r.path.endsWith('/select'))
