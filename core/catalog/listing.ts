@@ -1,4 +1,4 @@
-import type { Serializer } from '../content/serializer.js'
+import { SUMMARY_METADATA, type Serializer } from '../content/serializer.js'
 import type { ContentStore } from '../content/store.js'
 import type { Queryable } from '../db/db.js'
 import type { Query } from '../query/model.js'
@@ -89,7 +89,9 @@ export class Listings {
 
   /** One page of catalogue results as summaries (or full objects). */
   async fromCatalog (caller: Caller, options: ListingOptions): Promise<Listing> {
-    const result = await this.o.catalogSearch.search(this.o.db, this.query(caller, options))
+    // Full objects are read from the content table: the page's UIDs are all they need of the catalogue.
+    const columns = options.fullobjects ? [] : [...SUMMARY_METADATA, ...options.metadataFields]
+    const result = await this.o.catalogSearch.search(this.o.db, this.query(caller, options), columns)
     return await this.page(caller, options, { ...result, uids: result.rows.map(r => String(r.uid)), batch: options.batch })
   }
 

@@ -195,18 +195,25 @@ export class CatalogSearch {
    */
   private rankedPage (metadata: string, where: string, rank: string, limit: number, start: number): string {
     const recent = '"created" DESC, uid DESC'
-    const ranked = `SELECT ${metadata}, uid AS key, 0 AS tier, ${rank} AS rank, "created" AS recency FROM
+    const ranked = `SELECT ${metadata}uid AS key, 0 AS tier, ${rank} AS rank, "created" AS recency FROM
       (SELECT * FROM catalog WHERE ${where} ORDER BY ${recent} LIMIT ${this.rankedCandidates}) candidate`
     const end = start + limit
     if (end <= this.rankedCandidates) {
-      return `SELECT ${metadata}, key AS uid FROM (${ranked}) page ORDER BY rank DESC, recency ASC, key ASC LIMIT ${limit} OFFSET ${start}`
+      return `SELECT ${metadata}key AS uid FROM (${ranked}) page ORDER BY rank DESC, recency ASC, key ASC LIMIT ${limit} OFFSET ${start}`
     }
-    const rest = `SELECT ${metadata}, uid AS key, 1 AS tier, 0 AS rank, "created" AS recency FROM catalog WHERE ${where}
+    const rest = `SELECT ${metadata}uid AS key, 1 AS tier, 0 AS rank, "created" AS recency FROM catalog WHERE ${where}
       ORDER BY ${recent} OFFSET ${this.rankedCandidates} LIMIT ${end - this.rankedCandidates}`
     // Ranked candidates as above; the rest newest first.
-    return `SELECT ${metadata}, key AS uid FROM ((${ranked}) UNION ALL (${rest})) page
+    return `SELECT ${metadata}key AS uid FROM ((${ranked}) UNION ALL (${rest})) page
       ORDER BY tier, rank DESC, CASE WHEN tier = 0 THEN recency END ASC, CASE WHEN tier = 0 THEN key END ASC, recency DESC, key DESC
       LIMIT ${limit} OFFSET ${start}`
+  }
+
+  /** The SQL of the metadata columns named (all of them when none are), each followed by a comma: a page selects them and then `uid`. */
+  private metadataColumns (names?: string[]): string {
+    const all = [...this.registry.indexes.values()].filter(i => i.metadata)
+    const chosen = names === undefined ? all : all.filter(i => names.includes(i.name))
+    return chosen.map(column).map(c => `${c}, `).join('')
   }
 
   /**
@@ -215,17 +222,17 @@ export class CatalogSearch {
    * counting when the page reached the end, and otherwise counted once and
    * kept (core/catalog/counts.ts) — as are the facets.
    */
-  async search (db: Queryable, query: Query): Promise<CatalogResult> {
+  async search (db: Queryable, query: Query, columns?: string[]): Promise<CatalogResult> {
     const now = new Date()
     const params: unknown[] = []
     const { clauses, rank } = this.where(query, params, now)
     const where = clauses.join(' AND ')
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
-    const metadata = [...this.registry.indexes.values()].filter(i => i.metadata).map(column).join(', ')
+    const metadata = this.metadataColumns(columns)
     const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
     const { rows } = await db.query<Record<string, unknown>>(ranked
       ? this.rankedPage(metadata, where, rank, limit, query.start)
-      : `SELECT ${metadata}, uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`, params)
+      : `SELECT ${metadata}uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`, params)
     // Fewer rows than asked for: the result ends on this page (unless the page starts beyond its end).
     if (rows.length < limit && (rows.length > 0 || query.start === 0) && query.facets === undefined) return { total: query.start + rows.length, rows }
     const compute = async (): Promise<Totals> => ({

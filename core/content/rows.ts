@@ -1,5 +1,6 @@
 import { foldText } from '../catalog/folding.js'
 import type { LocalRoles } from '../security/roles.js'
+import type { LockRow } from './locks.js'
 import type { ContentType } from './registry.js'
 
 /** An object as the `content` table stores it: what traversal, security and the workflow need, and every field in `data`. */
@@ -24,6 +25,8 @@ export interface Located {
   obj: ContentRow
   lineage: ContentRow[]
   type: ContentType
+  /** The object's live lock when it was read with the object (null: none); absent when it was not read. */
+  lock?: LockRow | null
 }
 
 /** One step of an object's workflow history. */

@@ -9,6 +9,13 @@ const SUMMARY_COLUMNS: Record<string, string> = {
   '@type': 'portal_type', title: 'Title', description: 'Description', review_state: 'review_state', type_title: 'Type'
 }
 
+/**
+ * The metadata a summary reads (SUMMARY_COLUMNS, and the path for `@id`), plus UID for
+ * highlighting and full objects: what every engine fetches for a page of results, with the
+ * `metadata_fields` asked for. Fetching every metadata column costs parsing for nothing.
+ */
+export const SUMMARY_METADATA = ['UID', 'path_string', ...Object.values(SUMMARY_COLUMNS)]
+
 const wire = (value: unknown): unknown => value instanceof Date ? isoDate(value) : value
 
 /** plone.restapi's lock info of an object nobody locked. */

@@ -10,6 +10,7 @@ import type { Principal } from '../security/roles.js'
 import { readImage } from './blobs.js'
 import { indexableOf } from './indexable.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
+import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
 import { CONTENT_COLUMNS as COLUMNS, idFromTitle, type ContentRow, type HistoryEntry, type Located } from './rows.js'
 import { pathParents } from './paths.js'
 import { Statement } from './statement.js'
@@ -134,17 +135,21 @@ export class ContentStore {
 
   /** The object at `path` with its ancestors; when it does not exist, the nearest existing ancestor's lineage. */
   async locate (path: string, q: Queryable = this.db): Promise<{ found: Located | null, nearest: ContentRow[] }> {
-    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)])
+    const { rows } = await q.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
+      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)])
+    const read = rows.map(splitLiveLock)
     // A gap in the chain means a missing ancestor: only the unbroken prefix counts.
     const lineage: ContentRow[] = []
+    let lock: LockRow | null = null
     for (const expected of pathParents(path)) {
-      const row = rows.find(r => r.path === expected)
-      if (row === undefined) break
-      lineage.push(row)
+      const found = read.find(r => r.row.path === expected)
+      if (found === undefined) break
+      lineage.push(found.row)
+      lock = found.lock
     }
     const obj = lineage[lineage.length - 1]
     if (obj === undefined || obj.path !== path) return { found: null, nearest: lineage }
-    return { found: { obj, lineage, type: this.typeOf(obj) }, nearest: lineage }
+    return { found: { obj, lineage, type: this.typeOf(obj), lock }, nearest: lineage }
   }
 
   /**
@@ -175,7 +180,8 @@ export class ContentStore {
         modified: now,
         data
       }
-      const created: Located = { obj, lineage: [...parent.lineage, obj], type }
+      // Nobody can have locked an object that did not exist.
+      const created: Located = { obj, lineage: [...parent.lineage, obj], type, lock: null }
       try {
         await this.writeOne(created, p => `INSERT INTO content (${COLUMNS})
           VALUES (${[obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner, obj.creators,

@@ -1,6 +1,7 @@
 import type { Caller, Listing, ListingOptions, Listings } from '../catalog/listing.js'
 import { turningAround, type CatalogSearch } from '../catalog/search.js'
 import type { ContentTypeRegistry } from '../content/registry.js'
+import { SUMMARY_METADATA } from '../content/serializer.js'
 import { urlOf } from '../content/urls.js'
 import type { Queryable } from '../db/db.js'
 import { STALE_IN_SOLR } from '../indexing/outbox.js'
@@ -19,8 +20,6 @@ export interface SolrListing extends Listing {
   highlighting?: Record<string, Record<string, string[]>>
 }
 
-/** The summary keys every result needs (serializer's SUMMARY_COLUMNS), plus UID and path for URLs, highlighting, full objects. */
-const SUMMARY_FIELDS = ['UID', 'path_string', 'portal_type', 'Title', 'Description', 'review_state', 'Type']
 
 /**
  * Runs one select, logging it at debug level and, above `slow_query_threshold`
@@ -105,7 +104,7 @@ export class SolrSearch {
     const { params, pageSize } = this.o.translator.translate({
       ...query,
       highlightFields: options.highlightFields,
-      neededFields: [...SUMMARY_FIELDS, ...options.metadataFields, ...facetFields],
+      neededFields: [...SUMMARY_METADATA, ...options.metadataFields, ...facetFields],
       excludedUids: excluded
     }, settings, now)
     const answer = await runSelect(this.o.solr, params, settings, log)

@@ -58,7 +58,7 @@ export default fp(async fastify => {
   /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
   async function representation (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
     const searchParams = new URL(request.url, 'http://x').searchParams
-    const lock = await fastify.locks.live(located.obj.uid)
+    const lock = located.lock !== undefined ? located.lock : await fastify.locks.live(located.obj.uid)
     return {
       '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
       ...serializer.object(request.baseUrl, located),
@@ -108,7 +108,7 @@ export default fp(async fastify => {
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Modify)
     if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
-    await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
+    await fastify.locks.assertWritable(located.obj.uid, lockToken(request), located.lock)
     const ifMatch = request.headers['if-match']
     // Checked against the object as it is now (again on every retry of the store's version
     // check): a concurrent edit or transition may have changed what the caller may do and what the body means.
@@ -133,7 +133,7 @@ export default fp(async fastify => {
   async function deleteContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Delete)
     if (located.obj.path === '/') throw MethodNotAllowed('The site root cannot be deleted.')
-    await fastify.locks.assertWritable(located.obj.uid, lockToken(request))
+    await fastify.locks.assertWritable(located.obj.uid, lockToken(request), located.lock)
     await content.remove(located)
     return reply.code(204).send()
   }
