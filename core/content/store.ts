@@ -18,6 +18,8 @@ import type { CheckedWrite } from './validation.js'
 
 /** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
 const MAX_ID_ATTEMPTS = 100
+/** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
+const PREPARED = { prepared: true }
 
 /**
  * Where index operations go once recorded (the Solr indexer, or the queue
@@ -115,9 +117,9 @@ export class ContentStore {
 
   /** These objects with their ancestors (two queries, whatever their number); objects that no longer exist are absent. */
   async locateMany (uids: string[], q: Queryable = this.db): Promise<Map<string, Located>> {
-    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE uid = ANY($1::uuid[])`, [uids])
+    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE uid = ANY($1::uuid[])`, [uids], PREPARED)
     const paths = [...new Set(rows.flatMap(r => pathParents(r.path)))]
-    const { rows: ancestors } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1)`, [paths])
+    const { rows: ancestors } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1)`, [paths], PREPARED)
     const byPath = new Map(ancestors.map(r => [r.path, r]))
     const result = new Map<string, Located>()
     for (const obj of rows) {
@@ -136,7 +138,7 @@ export class ContentStore {
   /** The object at `path` with its ancestors; when it does not exist, the nearest existing ancestor's lineage. */
   async locate (path: string, q: Queryable = this.db): Promise<{ found: Located | null, nearest: ContentRow[] }> {
     const { rows } = await q.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
-      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)])
+      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)], PREPARED)
     const read = rows.map(splitLiveLock)
     // A gap in the chain means a missing ancestor: only the unbroken prefix counts.
     const lineage: ContentRow[] = []
@@ -207,7 +209,7 @@ export class ContentStore {
   private async nextPosition (parent: Located): Promise<number> {
     const { rows: [{ position }] } = await this.db.query<{ position: number }>(`INSERT INTO folder_positions (parent_uid, next)
       VALUES ($1, (SELECT COALESCE(max(position), -1) + 2 FROM content WHERE parent_uid = $1))
-      ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`, [parent.obj.uid])
+      ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`, [parent.obj.uid], PREPARED)
     return position
   }
 
@@ -295,7 +297,8 @@ export class ContentStore {
     if (cleared.length > 0) statement.with('cleared', `DELETE FROM blobs WHERE uid IN (SELECT uid FROM changed) AND field = ANY(${p(cleared)}::text[])`)
     if (result.obj.path !== '/') statement.with('catalogued', this.catalog.upsertFrom('changed', p, result.type, indexableOf(result)))
     if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
-    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED)} FROM changed`), statement.params)
+    // A write's text depends on its shape only (which parts it has), never on its values.
+    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED)} FROM changed`), statement.params, PREPARED)
     if (rows.length === 0) return false
     for (const listener of this.catalogListeners) listener()
     if (operations !== null) await operations.deliver([result.obj.uid])

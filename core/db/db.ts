@@ -1,13 +1,14 @@
 import type { Logger } from '../log.js'
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { ConnectionFaults, endsConnection, type FaultReport } from './faults.js'
 import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.js'
-import type { Queryable } from './queryable.js'
+import type { Queryable, QueryOptions } from './queryable.js'
 
 /** Text matched literally inside a LIKE pattern (backslash is PostgreSQL's default escape character). */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, c => '\\' + c)
 
-export type { Queryable } from './queryable.js'
+export type { Queryable, QueryOptions } from './queryable.js'
 
 /**
  * The database the service talks to: a real PostgreSQL through `pg`, or the
@@ -34,6 +35,27 @@ pg.types.setTypeParser(20, (v: string) => Number(v)) // int8 (count(*)) as a num
 /** A statement that only reads: when its connection ends, nothing it did can have been committed. */
 const reads = (sql: string): boolean => /^\s*select\b/i.test(sql)
 
+/**
+ * The most statement texts kept prepared: each connection keeps each of them (parsed and planned
+ * in its server process). The texts asked for are a few dozen; a caller that asked for texts that
+ * embed values would reach this bound, and its further texts run unprepared instead of growing
+ * every server process.
+ */
+const MAX_PREPARED = 200
+
+/** pg's query configs of one pool: a text asked to be prepared is named (each connection prepares it once), within the bound. */
+function statements (): (sql: string, params: unknown[] | undefined, options: QueryOptions | undefined) => pg.QueryConfig {
+  const names = new Map<string, string>()
+  return (sql, params, options) => {
+    let name = options?.prepared === true ? names.get(sql) : undefined
+    if (options?.prepared === true && name === undefined && names.size < MAX_PREPARED) {
+      name = 'p' + createHash('sha1').update(sql).digest('hex').slice(0, 24)
+      names.set(sql, name)
+    }
+    return { text: sql, values: params, ...(name !== undefined ? { name } : {}) }
+  }
+}
+
 /** How long a request waits for a connection (ms): a new one to a server that answers takes milliseconds. */
 const CONNECT_TIMEOUT_MS = 5_000
 
@@ -48,6 +70,7 @@ export function createPostgres (connectionString: string, log: Logger, applicati
   // An application_name in the connection string wins (pg reads it last).
   const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: applicationName })
   const faults = new ConnectionFaults(log)
+  const statement = statements()
   const notifications = postgresNotifications(connectionString, applicationName, log, (connection, err) => { faults.lost(connection, err) })
   /** The first error of each client whose connection ended. */
   const ended = new WeakMap<pg.PoolClient, Error>()
@@ -99,8 +122,8 @@ export function createPostgres (connectionString: string, log: Logger, applicati
 
   return {
     kind: 'postgres',
-    async query (sql, params) {
-      return await withClient(async client => normalise(await client.query(sql, params as unknown[])), () => !reads(sql))
+    async query (sql, params, options) {
+      return await withClient(async client => normalise(await client.query(statement(sql, params, options))), () => !reads(sql))
     },
     async transaction (fn) {
       let committing = false
@@ -108,7 +131,7 @@ export function createPostgres (connectionString: string, log: Logger, applicati
         await client.query('BEGIN')
         let result
         try {
-          result = await fn({ query: async (sql, params) => normalise(await client.query(sql, params as unknown[])) })
+          result = await fn({ query: async (sql, params, options) => normalise(await client.query(statement(sql, params, options))) })
         } catch (err) {
           // A connection that ended took its transaction with it. When ROLLBACK fails the
           // client is left inside the transaction, and withClient destroys it.

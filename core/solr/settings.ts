@@ -104,17 +104,27 @@ function declared (config: Config): Partial<SolrSettings> {
 export class SolrSettingsStore {
   private stored: Partial<SolrSettings> = {}
   private readonly locked: Partial<SolrSettings>
+  /** `effective(stored)`, computed when `stored` changes: every write and search reads it. */
+  private snapshot: Readonly<SolrSettings>
   private readonly listeners: Array<(settings: SolrSettings) => void | Promise<void>> = []
   private readonly partialCheck = Compile(Type.Partial(SolrSettingsSchema))
   private readonly checks: SettingsCheck[] = []
 
   constructor (private readonly db: Db, config: Config) {
     this.locked = declared(config)
+    this.snapshot = this.keep({})
+  }
+
+  /** Stores these values and returns the settings they make. */
+  private keep (stored: Partial<SolrSettings>): Readonly<SolrSettings> {
+    this.stored = stored
+    this.snapshot = Object.freeze(this.effective(stored))
+    return this.snapshot
   }
 
   /** Reads the stored values, and from now on follows every process's changes. */
   async load (): Promise<void> {
-    this.stored = await this.read()
+    this.keep(await this.read())
     this.db.notifications.onChange(NOTIFICATION, () => { void this.reload() })
   }
 
@@ -132,12 +142,12 @@ export class SolrSettingsStore {
       return // the database is unavailable; the next notification (or reconnection) reads again
     }
     if (JSON.stringify(next) === JSON.stringify(this.stored)) return
-    this.stored = next
+    this.keep(next)
     for (const listener of this.listeners) await listener(this.current)
   }
 
   get current (): SolrSettings {
-    return this.effective(this.stored)
+    return this.snapshot
   }
 
   /** Defaults, then the stored values, then the declarative ones. */
@@ -186,7 +196,7 @@ export class SolrSettingsStore {
       await this.db.notifications.notify(tx, NOTIFICATION)
       return merged
     })
-    this.stored = next
+    this.keep(next)
     for (const listener of this.listeners) await listener(this.current)
   }
 }
