@@ -20,7 +20,6 @@ export interface SolrListing extends Listing {
   highlighting?: Record<string, Record<string, string[]>>
 }
 
-
 /**
  * Runs one select, logging it at debug level and, above `slow_query_threshold`
  * milliseconds, at info level with Solr's own QTime (collective.solr's "slow query").
