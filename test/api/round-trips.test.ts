@@ -1,0 +1,52 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import pg from 'pg'
+import t from 'tap'
+import { build, talkBody } from '../helper.js'
+
+/**
+ * The statements each kind of request sends to PostgreSQL (issue 15: "fewer
+ * round trips per write"; a read of one object costs what the floor's one row
+ * costs). Every statement is a round trip, and on these machines the system
+ * calls of a round trip are the largest single share of a request's time:
+ * these counts are the budget, and a change that adds a statement must say so here.
+ * Only the request's own statements count (its async context), not a
+ * background loop's that happens to run meanwhile.
+ */
+const requestContext = new AsyncLocalStorage<string[]>()
+const originalQuery = pg.Client.prototype.query
+pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<pg.Client['query']>) {
+  const config = args[0] as string | { text: string }
+  requestContext.getStore()?.push(typeof config === 'string' ? config : config.text)
+  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args)
+} as typeof pg.Client.prototype.query
+t.teardown(() => { pg.Client.prototype.query = originalQuery })
+
+t.test('statements per request', async t => {
+  const { call, tokenFor } = await build(t)
+  const admin = await tokenFor('admin')
+  const member = await tokenFor('jane', ['Member'])
+  /** The request's statements (the first words of each), after one run that warms caches (principals, counts, vocabularies). */
+  const statements = async (request: () => ReturnType<typeof call>, expectedStatus: number): Promise<string[]> => {
+    t.equal((await request()).statusCode, expectedStatus)
+    const sent: string[] = []
+    const response = await requestContext.run(sent, request)
+    t.equal(response.statusCode, expectedStatus, response.body.slice(0, 200))
+    return sent.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60))
+  }
+  for (let n = 0; n < 30; n++) t.equal((await call('POST', '/talks', talkBody({ title: `Talk ${n}` }), admin)).statusCode, 201)
+  t.equal((await call('POST', '/talks/talk-1/@workflow/publish', {}, admin)).statusCode, 200)
+
+  const getOne = await statements(async () => await call('GET', '/talks/talk-1'), 200)
+  t.equal(getOne.length, 1, `GET one talk, anonymous: traversal with the lock, nothing else (${getOne.join(' | ')})`)
+  const getOneAuthenticated = await statements(async () => await call('GET', '/talks/talk-1', undefined, member), 200)
+  t.equal(getOneAuthenticated.length, 1, `GET one talk, authenticated: the principal is cached (${getOneAuthenticated.join(' | ')})`)
+  const folder = await statements(async () => await call('GET', '/talks'), 200)
+  t.equal(folder.length, 2, `GET /talks: traversal and the page; the count is kept (${folder.join(' | ')})`)
+  const search = await statements(async () => await call('GET', '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5'), 200)
+  t.equal(search.length, 2, `@search: traversal and the page; the count is kept (${search.join(' | ')})`)
+  let n = 100
+  const create = await statements(async () => await call('POST', '/talks', talkBody({ title: `New ${n++}` }), member), 201)
+  t.equal(create.length, 3, `POST: traversal, the folder's position counter, the write (${create.join(' | ')})`)
+  const patch = await statements(async () => await call('PATCH', '/talks/talk-2', { description: `Edited ${n++}` }, admin), 204)
+  t.equal(patch.length, 2, `PATCH: traversal with the lock, the write (${patch.join(' | ')})`)
+})
