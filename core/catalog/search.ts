@@ -60,8 +60,14 @@ export const turningAround = (window: { at: Date, effectiveBy: Date, expiresAfte
   `SELECT uid FROM catalog WHERE "effective" > ${p(window.at)} AND "effective" <= ${p(window.effectiveBy)}
    UNION SELECT uid FROM catalog WHERE "expires" > ${p(window.expiresAfter)} AND "expires" <= ${p(window.at)}`
 
-/** How many of a full-text result's matches are ranked by relevance (the most recent; see CatalogSearch.rankedPage). */
-export const RANKED_CANDIDATES = 1000
+/**
+ * How many of a full-text result's matches are ranked by relevance (the most
+ * recent; see CatalogSearch.rankedPage): ten pages of 25. Finding them reads
+ * about `RANKED_CANDIDATES / share of talks matching` rows — at worst
+ * √(RANKED_CANDIDATES × talks), 5,000 of 100,000 — so the bound sets the cost
+ * of the slowest word (docs/search.md, "Full-text ranking on the catalogue").
+ */
+export const RANKED_CANDIDATES = 250
 
 /** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
 const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', uuid: 'uuid' }
@@ -191,12 +197,13 @@ export class CatalogSearch {
    * only the `rankedCandidates` most recent matches (found through the index
    * on `created`, or the text index when the word is rare) are ranked, best
    * first, and any further matches follow them newest first. A page of those
-   * candidates never reads more than they are.
+   * candidates never reads more than they are, and carries only what the page
+   * and the rank use (a catalogue row is ~1.8 kB, half of it the text).
    */
   private rankedPage (metadata: string, where: string, rank: string, limit: number, start: number): string {
     const recent = '"created" DESC, uid DESC'
-    const ranked = `SELECT ${metadata}uid AS key, 0 AS tier, ${rank} AS rank, "created" AS recency FROM
-      (SELECT * FROM catalog WHERE ${where} ORDER BY ${recent} LIMIT ${this.rankedCandidates}) candidate`
+    const ranked = `SELECT ${metadata}uid AS key, 0 AS tier, ${rank} AS rank, recency FROM
+      (SELECT ${metadata}uid, searchable, "created" AS recency FROM catalog WHERE ${where} ORDER BY ${recent} LIMIT ${this.rankedCandidates}) candidate`
     const end = start + limit
     if (end <= this.rankedCandidates) {
       return `SELECT ${metadata}key AS uid FROM (${ranked}) page ORDER BY rank DESC, recency ASC, key ASC LIMIT ${limit} OFFSET ${start}`

@@ -32,11 +32,11 @@ t.test('relevance ranks the most recent candidates, then the rest newest first; 
   t.not(new Set(truth.map(r => r.rank)).size, 1, 'the ranks differ (the test can tell orders apart)')
   t.notSame(bounded, byRank(truth), 'the bounded order differs from ranking everything')
 
-  const search = async (catalogue: CatalogSearch, start: number, size: number): Promise<{ uids: string[], total: number }> => {
+  const search = async (catalogue: CatalogSearch, start: number, size: number): Promise<{ uids: string[], total: number, rows: Array<Record<string, unknown>> }> => {
     const parser = new QueryParser(name => catalogue.index(name))
     const query = parser.parse({ criteria: { SearchableText: 'plone' }, sortOn: [], descending: false, start, size, principals: ['Anonymous'], showInactive: false })
     const result = await catalogue.search(app.db, query)
-    return { uids: result.rows.map(r => String(r.uid)), total: result.total }
+    return { uids: result.rows.map(r => String(r.uid)), total: result.total, rows: result.rows }
   }
   const pages = async (catalogue: CatalogSearch, size: number): Promise<string[]> => {
     const uids: string[] = []
@@ -49,7 +49,11 @@ t.test('relevance ranks the most recent candidates, then the rest newest first; 
   }
 
   const boundedCatalogue = new CatalogSearch(app.contentTypes, undefined, 5)
-  t.same((await search(boundedCatalogue, 0, 50)).uids, bounded, 'one page: the five newest matches by rank, then the rest newest first')
+  const onePage = await search(boundedCatalogue, 0, 50)
+  t.same(onePage.uids, bounded, 'one page: the five newest matches by rank, then the rest newest first')
+  // The candidates carry only the page's columns: every metadata column (`created` among them, which the order also reads) still arrives.
+  const createdOf = new Map(truth.map(r => [r.uid, r.created.getTime()]))
+  t.same(onePage.rows.map(r => new Date(r.created as string).getTime()), onePage.uids.map(uid => createdOf.get(uid)), 'each row carries its own creation time')
   for (const size of [1, 3, 4, 5, 6, 13]) t.same(await pages(boundedCatalogue, size), bounded, `pages of ${size} put together give the same order`)
   t.same((await search(new CatalogSearch(app.contentTypes), 0, 50)).uids, byRank(truth), 'within the default bound every match is ranked')
 })
