@@ -45,7 +45,7 @@ export function formatStatus (s: IndexingStatus): string {
   if (s.queue !== null) lines.push(`queue: waiting ${s.queue.waiting}, active ${s.queue.active}, delayed ${s.queue.delayed}, failed ${s.queue.failed}`)
   const oldest = s.outbox.oldest_pending_seconds === null ? '' : `, oldest ${s.outbox.oldest_pending_seconds} s`
   lines.push(`outbox: ${s.outbox.pending} pending${oldest}, ${s.outbox.refused} refused`)
-  for (const job of s.failed_jobs) lines.push(`failed: ${job.uid} after ${job.attempts} attempt(s) at ${job.failed_at ?? '?'}: ${job.error}`)
+  for (const job of s.failed_jobs) lines.push(`failed: ${job.uid ?? 'a wake-up of the workers'} after ${job.attempts} attempt(s) at ${job.failed_at ?? '?'}: ${job.error}`)
   return `${lines.join('\n')}\n`
 }
 

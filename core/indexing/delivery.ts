@@ -99,18 +99,25 @@ export class Indexer implements IndexOperations {
    */
   async flush (uids: string[]): Promise<number> {
     if (uids.length === 0) return 0
+    return (await this.deliverClaimed(async tx => await this.o.outbox.claim(tx, uids))).length
+  }
+
+  /**
+   * The queue worker's delivery: up to `limit` objects of the outbox that no
+   * other delivery holds (Outbox.claimNext), oldest first, in one Solr
+   * update request; when Solr refuses it, object by object (as `flushEach`).
+   * Answers how many objects it took: 0 when nothing is left to take.
+   */
+  async flushNext (limit: number): Promise<Delivery & { claimed: number }> {
     let claimed: Claimed[] = []
-    return await this.o.db.transaction(async tx => {
-      claimed = await this.o.outbox.claim(tx, uids)
-      if (claimed.length === 0) return 0
-      await this.send(tx, claimed.map(c => c.uid))
-      await this.o.outbox.acknowledge(tx, claimed, settlingMs(this.o.settings()))
-      return claimed.length
-    }).catch(async (err: unknown) => {
-      const refusal = refused(err) && claimed.length === 1 ? { claimed: claimed[0], message: err.message } : undefined
-      await this.o.outbox.failed([...new Set(uids)], refusal).catch(() => {})
-      throw err
-    })
+    try {
+      claimed = await this.deliverClaimed(async tx => (claimed = await this.o.outbox.claimNext(tx, limit)))
+      return { claimed: claimed.length, delivered: claimed.length, refused: new Map() }
+    } catch (err) {
+      if (!refused(err)) throw err
+      if (claimed.length === 1) return { claimed: 1, delivered: 0, refused: new Map([[claimed[0].uid, err]]) }
+    }
+    return { claimed: claimed.length, ...await this.eachOf(claimed.map(c => c.uid)) }
   }
 
   /**
@@ -126,8 +133,13 @@ export class Indexer implements IndexOperations {
       if (!refused(err)) throw err
       if (unique.length === 1) return { delivered: 0, refused: new Map([[unique[0], err]]) }
     }
+    return await this.eachOf(unique)
+  }
+
+  /** One Solr request per object: those Solr refuses are set apart; any other failure throws. */
+  private async eachOf (uids: string[]): Promise<Delivery> {
     const result: Delivery = { delivered: 0, refused: new Map() }
-    for (const uid of unique) {
+    for (const uid of uids) {
       try {
         result.delivered += await this.flush([uid])
       } catch (err) {
@@ -136,6 +148,28 @@ export class Indexer implements IndexOperations {
       }
     }
     return result
+  }
+
+  /**
+   * One delivery in one transaction: `claim` takes the objects (and their
+   * locks), their current state goes to Solr, and their operations leave
+   * the outbox once Solr accepted. When anything fails the transaction rolls
+   * back, the objects go to the back of the queue, and a document Solr
+   * refused, when it was the only one sent, is marked as refused.
+   */
+  private async deliverClaimed (claim: (tx: Queryable) => Promise<Claimed[]>): Promise<Claimed[]> {
+    let claimed: Claimed[] = []
+    return await this.o.db.transaction(async tx => {
+      claimed = await claim(tx)
+      if (claimed.length === 0) return claimed
+      await this.send(tx, claimed.map(c => c.uid))
+      await this.o.outbox.acknowledge(tx, claimed, settlingMs(this.o.settings()))
+      return claimed
+    }).catch(async (err: unknown) => {
+      const refusal = refused(err) && claimed.length === 1 ? { claimed: claimed[0], message: err.message } : undefined
+      if (claimed.length > 0) await this.o.outbox.failed(claimed.map(c => c.uid), refusal).catch(() => {})
+      throw err
+    })
   }
 
   /** Whatever each object's newest operation says, computed from its current row: present → index, gone → unindex. */

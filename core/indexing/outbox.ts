@@ -2,6 +2,11 @@ import type { Db, Queryable } from '../db/db.js'
 
 export type IndexOp = 'index' | 'unindex'
 
+/** The first key of the per-object advisory locks that order deliveries (`claim`, `claimNext`). */
+const LOCK_CLASS = 7340010
+/** `claimNext` looks at this many operations per object it may take: room for the objects other workers hold. */
+const CLAIM_WINDOW = 8
+
 /** What a delivery read of one object's operations: the newest it covers. */
 export interface Claimed { uid: string, last: number }
 
@@ -48,8 +53,30 @@ export class Outbox {
   async claim (tx: Queryable, uids: string[]): Promise<Claimed[]> {
     const sorted = [...new Set(uids)].sort()
     if (sorted.length === 0) return []
-    await tx.query('SELECT pg_advisory_xact_lock(7340010, hashtext(uid)) FROM (SELECT uid FROM unnest($1::text[]) WITH ORDINALITY AS u(uid, n) ORDER BY n) AS ordered', [sorted])
+    await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(uid)) FROM (SELECT uid FROM unnest($1::text[]) WITH ORDINALITY AS u(uid, n) ORDER BY n) AS ordered`, [sorted])
     const { rows } = await tx.query<Claimed>('SELECT uid, max(id) AS last FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
+    return rows
+  }
+
+  /**
+   * Takes up to `limit` objects with pending operations, not refused, for
+   * delivery inside `tx`, oldest first, skipping those another delivery
+   * holds: several queue workers drain the outbox side by side without
+   * waiting on each other. The same advisory lock as `claim`, tried rather
+   * than awaited, so that deliveries of one object still take turns. Only
+   * the oldest `limit × CLAIM_WINDOW` operations are looked at (the primary
+   * key's order), which keeps a claim cheap however long the outbox is. The
+   * LIMIT of `oldest` also keeps PostgreSQL from trying the locks inside the
+   * grouping, on every object of the window, rather than on the `limit` taken.
+   */
+  async claimNext (tx: Queryable, limit: number): Promise<Claimed[]> {
+    const { rows } = await tx.query<Claimed>(
+      `SELECT oldest.uid, (SELECT max(id) FROM index_outbox o WHERE o.uid = oldest.uid::uuid) AS last
+       FROM (SELECT uid::text AS uid, min(id) AS first
+             FROM (SELECT uid, id FROM index_outbox WHERE refused IS NULL ORDER BY id LIMIT $2) AS operations
+             GROUP BY uid ORDER BY first LIMIT $2) AS oldest
+       WHERE pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(oldest.uid)) LIMIT $1`,
+      [limit, limit * CLAIM_WINDOW])
     return rows
   }
 
@@ -86,16 +113,14 @@ export class Outbox {
   }
 
   /**
-   * For the queue's relay: a page of objects with operations older than
-   * `graceMs` (younger ones are left to the request that recorded them),
-   * not refused, after the object whose first operation was `after`.
+   * For the queue's relay: whether operations older than `graceMs` wait
+   * (younger ones are left to the request that recorded them), not refused.
    */
-  async page (after: number, graceMs: number, limit: number): Promise<Array<{ uid: string, first: number }>> {
-    const { rows } = await this.db.query<{ uid: string, first: number }>(
-      `SELECT uid, min(id) AS first FROM index_outbox WHERE refused IS NULL GROUP BY uid
-       HAVING min(created_at) < now() - make_interval(secs => $1) AND min(id) > $2 ORDER BY min(id) LIMIT ${limit}`,
-      [graceMs / 1000, after])
-    return rows
+  async waiting (graceMs: number): Promise<boolean> {
+    const { rows } = await this.db.query<{ waiting: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM index_outbox WHERE refused IS NULL AND created_at < now() - make_interval(secs => $1)) AS waiting',
+      [graceMs / 1000])
+    return rows[0].waiting
   }
 
   /** Refused operations are offered again (`npm run solr -- retry`); returns how many. */

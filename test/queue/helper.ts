@@ -202,21 +202,33 @@ export interface CountingProxy {
   port: number
   /** The number of documents of each add request (a JSON array of documents) that went to Solr. */
   adds: number[]
+  /** The number of documents of each add request the proxy failed instead (`failAdds`). */
+  failed: number[]
 }
 
 /**
  * A pass-through HTTP proxy in front of solr-dev that notes the size of every
  * add request: how the worker batches is seen on the wire, not taken from the
- * worker's word.
+ * worker's word. The add requests whose number (from 1) `failAdds` names are
+ * answered 503 without reaching Solr: a failure in the middle of a drain.
  */
-export async function countingProxy (t: TapLike, solr: SolrDev): Promise<CountingProxy> {
-  const proxy: CountingProxy = { port: 0, adds: [] }
+export async function countingProxy (t: TapLike, solr: SolrDev, failAdds: number[] = []): Promise<CountingProxy> {
+  const proxy: CountingProxy = { port: 0, adds: [], failed: [] }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', chunk => chunks.push(chunk as Buffer))
     req.on('end', () => {
       const body = Buffer.concat(chunks)
-      if (req.method === 'POST' && (req.url ?? '').includes('/update') && body[0] === 0x5b) proxy.adds.push((JSON.parse(body.toString()) as unknown[]).length)
+      if (req.method === 'POST' && (req.url ?? '').includes('/update') && body[0] === 0x5b) {
+        const documents = (JSON.parse(body.toString()) as unknown[]).length
+        if (failAdds.includes(proxy.adds.length + proxy.failed.length + 1)) {
+          proxy.failed.push(documents)
+          res.writeHead(503, { 'content-type': 'text/plain' })
+          res.end('failed by the test proxy')
+          return
+        }
+        proxy.adds.push(documents)
+      }
       const upstream = request({ host: '127.0.0.1', port: solr.port, method: req.method, path: req.url, headers: req.headers }, answer => {
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(res)

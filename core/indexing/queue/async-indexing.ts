@@ -43,7 +43,15 @@ export class AsyncIndexing {
   start (): void {
     this.relay.start()
     if (this.o.worker && this.worker === null) {
-      this.worker = new IndexWorker({ redisUrl: this.o.redisUrl, indexer: this.o.indexer, log: this.o.log, redisOutage: this.redisOutage, onRecovered: this.o.onSolrRecovered })
+      this.worker = new IndexWorker({
+        redisUrl: this.o.redisUrl,
+        indexer: this.o.indexer,
+        log: this.o.log,
+        redisOutage: this.redisOutage,
+        onRecovered: this.o.onSolrRecovered,
+        wake: async slot => { await this.queue.wake(slot) },
+        recordRefusal: async (uid, error) => { await this.queue.refused(uid, error) }
+      })
     }
   }
 

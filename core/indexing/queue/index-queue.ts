@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Redis } from 'ioredis'
 import type { IndexOperations } from '../../content/store.js'
 import type { SolrSettings } from '../../solr/settings.js'
-import { DEFAULT_JOB_OPTIONS, indexJob, QUEUE_NAME, type IndexJob } from './jobs.js'
+import { DEFAULT_JOB_OPTIONS, drainJob, QUEUE_NAME, refusedJob, type IndexJob } from './jobs.js'
 import type { OutageLog } from '../../log.js'
 import { producerConnection } from './redis.js'
 
@@ -12,14 +12,16 @@ const UNREADY_CLOSE_MS = 200
 
 export interface QueueCounts { waiting: number, active: number, delayed: number, failed: number }
 
-export interface FailedJob { uid: string, error: string, attempts: number, failed_at: string | null }
+/** `uid` names the object whose document Solr refused; null for a wake-up that ran out of attempts. */
+export interface FailedJob { uid: string | null, error: string, attempts: number, failed_at: string | null }
 
 /**
- * The producer side of asynchronous indexing: writes (and the relay) queue
- * one job per object on a fail-fast connection. It takes the content store's
- * place as the destination of index operations: after a write's transaction
- * committed, its objects are queued and the request answers without waiting
- * for Solr.
+ * The producer side of asynchronous indexing: writes (and the relay) wake
+ * the workers on a fail-fast connection. It takes the content store's place
+ * as the destination of index operations: after a write's transaction
+ * committed (its operations are in the outbox), one wake-up is queued —
+ * dropped by deduplication while one waits — and the request answers
+ * without waiting for Solr.
  */
 export class IndexQueue implements IndexOperations {
   private readonly connection: Redis
@@ -44,12 +46,25 @@ export class IndexQueue implements IndexOperations {
     }
   }
 
-  /** Queues a job for each object (deduplicated by UID). Throws at once when Redis is not connected. */
+  /** Wakes the workers for these objects' operations (none: nothing to do). Throws at once when Redis is not connected. */
   async enqueue (uids: string[]): Promise<void> {
     if (uids.length === 0) return
+    await this.wake(0)
+  }
+
+  /** Queues the wake-up of this slot unless one waits already. Throws at once when Redis is not connected. */
+  async wake (slot: number): Promise<void> {
     this.connected()
-    await this.queue.addBulk(uids.map(indexJob))
+    const { name, data, opts } = drainJob(slot)
+    await this.queue.add(name, data, opts)
     this.outage.recovered()
+  }
+
+  /** Keeps a document Solr refused as a failed job with Solr's message (status, CLI, `retry`). */
+  async refused (uid: string, error: string): Promise<void> {
+    this.connected()
+    const { name, data, opts } = refusedJob(uid, error)
+    await this.queue.add(name, data, opts)
   }
 
   async counts (): Promise<QueueCounts> {
@@ -63,7 +78,7 @@ export class IndexQueue implements IndexOperations {
     this.connected()
     const jobs = await this.queue.getFailed(0, limit - 1)
     return jobs.map(job => ({
-      uid: job.data.uid,
+      uid: 'uid' in job.data ? job.data.uid : null,
       error: job.failedReason,
       attempts: job.attemptsMade,
       failed_at: job.finishedOn === undefined ? null : new Date(job.finishedOn).toISOString()

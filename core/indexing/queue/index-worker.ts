@@ -1,16 +1,19 @@
-import { UnrecoverableError, Worker } from 'bullmq'
+import { UnrecoverableError, Worker, type Job } from 'bullmq'
 import type { Logger } from '../../log.js'
 import type { Redis } from 'ioredis'
 import type { Indexer } from '../delivery.js'
-import { Batcher } from './batcher.js'
-import { CAPPED_EXPONENTIAL, QUEUE_NAME, retryDelay, type IndexJob } from './jobs.js'
+import { CAPPED_EXPONENTIAL, DRAIN_SLOTS, QUEUE_NAME, REFUSED, retryDelay, type IndexJob } from './jobs.js'
 import { OutageLog } from '../../log.js'
 import { workerConnection } from './redis.js'
 
-/** Objects per Solr update request. */
-const BATCH_SIZE = 100
-/** How long a batch waits for more jobs after its first one (ms): jobs are fetched one after the other. */
-const BATCH_LINGER_MS = 20
+/** Objects per Solr update request (the raw ingest floor posts 1,000; docs/performance.md). */
+const BATCH_SIZE = 500
+/**
+ * Batches one wake-up delivers side by side: while one waits for Solr, the
+ * next is read from PostgreSQL and built (Outbox.claimNext gives them
+ * different objects).
+ */
+const LANES = 2
 /**
  * A crashed worker's jobs are seen as stalled once their lock expired and the
  * next stalled check ran: at most about LOCK_MS + 2 × STALLED_CHECK_MS after
@@ -32,28 +35,35 @@ export interface IndexWorkerOptions {
   redisOutage: OutageLog
   /** Called when deliveries succeed again after failing (the plugin re-reads Solr's schema). */
   onRecovered?: () => Promise<void>
+  /** Queues the wake-up of a slot (on the producer's fail-fast connection: a drain never waits for Redis). */
+  wake: (slot: number) => Promise<void>
+  /** Keeps a document Solr refused as a failed job. */
+  recordRefusal: (uid: string, error: string) => Promise<void>
 }
 
 /**
- * The consumer of the index queue: takes up to BATCH_SIZE jobs at a time
- * (two batches in flight), delivers their objects with one Indexer.flush per
- * batch, which reads each object's current state and removes its outbox
- * rows only after Solr accepted. A document Solr refuses fails its job at
- * once with Solr's message (kept as a failed job, not retried) and does not
- * hold back the rest of its batch; any other failure is retried with backoff.
+ * The consumer of the index queue. A job only wakes it: it then drains the
+ * outbox in batches of BATCH_SIZE objects, LANES at a time (Indexer.flushNext: one claim,
+ * one read of the objects' current state and one Solr update request per
+ * batch, the operations removed only after Solr accepted), until nothing is
+ * left that no other delivery holds. Finding a full batch, it wakes the next
+ * slot so that other workers join in. A failure (Solr, PostgreSQL) fails the
+ * job, which BullMQ retries with backoff; the batches delivered before it
+ * stay delivered. A document Solr refuses does not hold back the rest of its
+ * batch: it is marked in the outbox and kept as a failed job of its own.
  */
 export class IndexWorker {
   private readonly connection: Redis
   private readonly worker: Worker<IndexJob>
   private readonly delivery: OutageLog
+  /** Set by `close`: a drain stops after its current batch. */
+  private closing = false
 
   constructor (private readonly o: IndexWorkerOptions) {
     this.delivery = new OutageLog(o.log, 'Index delivery from the queue', 'jobs are retried with backoff, the operations stay in the outbox')
     this.connection = workerConnection(o.redisUrl, o.redisOutage)
-    const batches = new Batcher<string>(BATCH_SIZE, BATCH_LINGER_MS, async uids => await this.deliver(uids))
-    this.worker = new Worker<IndexJob>(QUEUE_NAME, async job => { await batches.add(job.data.uid) }, {
+    this.worker = new Worker<IndexJob>(QUEUE_NAME, async job => { await this.process(job) }, {
       connection: this.connection,
-      concurrency: BATCH_SIZE * 2,
       lockDuration: LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,
       settings: { backoffStrategy: (attemptsMade: number, type?: string) => type === CAPPED_EXPONENTIAL ? retryDelay(attemptsMade) : 0 }
@@ -61,13 +71,34 @@ export class IndexWorker {
     this.worker.on('error', err => { o.redisOutage.failed(err) })
   }
 
-  /** One batch: the objects Solr refused fail for good, the rest succeeded; a thrown error fails (and retries) them all. */
-  private async deliver (uids: string[]): Promise<Map<string, Error>> {
-    let refused
+  private async process (job: Job<IndexJob>): Promise<void> {
+    const { data } = job
+    if (job.name === REFUSED && 'error' in data) throw new UnrecoverableError(data.error)
+    // Jobs of the earlier form ({uid}, one per object) wake the worker as well: the outbox says what to deliver.
+    const slot = 'slot' in data ? data.slot : 0
+    let woken = false
+    const lane = async (): Promise<void> => {
+      while (!this.closing) {
+        const batch = await this.deliver()
+        if (batch.claimed === 0) return
+        if (batch.claimed === BATCH_SIZE && !woken && slot + 1 < DRAIN_SLOTS) {
+          woken = true
+          await this.o.wake(slot + 1).catch(() => {})
+        }
+      }
+    }
+    // Both lanes end before the job does (a failed one fails it): no batch outlives its job's lock.
+    const lanes = await Promise.allSettled(Array.from({ length: LANES }, lane))
+    const failed = lanes.find(l => l.status === 'rejected')
+    if (failed !== undefined) throw failed.reason
+  }
+
+  /** One batch; a thrown error fails the job (retried with backoff). */
+  private async deliver (): Promise<{ claimed: number }> {
+    let batch
     try {
-      let delivered
-      ({ delivered, refused } = await this.o.indexer.flushEach(uids))
-      this.o.log.debug({ jobs: uids.length, delivered }, 'index batch delivered')
+      batch = await this.o.indexer.flushNext(BATCH_SIZE)
+      this.o.log.debug({ claimed: batch.claimed, delivered: batch.delivered }, 'index batch delivered')
     } catch (err) {
       this.delivery.failed(err)
       throw err
@@ -76,16 +107,17 @@ export class IndexWorker {
       this.delivery.recovered()
       await this.o.onRecovered?.().catch(() => {})
     }
-    const failures = new Map<string, Error>()
-    for (const [uid, err] of refused) {
-      this.o.log.error({ err, uid }, `Solr refuses the document of ${uid}; its job failed and the operation stays in the outbox`)
-      failures.set(uid, new UnrecoverableError(err.message))
+    for (const [uid, err] of batch.refused) {
+      this.o.log.error({ err, uid }, `Solr refuses the document of ${uid}; it is kept as a failed job and the operation stays in the outbox`)
+      // Without Redis the refusal is still in the outbox (status: outbox.refused), only the failed job is missing.
+      await this.o.recordRefusal(uid, err.message).catch(() => {})
     }
-    return failures
+    return batch
   }
 
   /** Stops taking jobs and waits for those in flight (not while Redis is down); after CLOSE_TIMEOUT_MS they are left to stall and return to the queue. */
   async close (): Promise<void> {
+    this.closing = true
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<'timeout'>(resolve => { timer = setTimeout(() => { resolve('timeout') }, CLOSE_TIMEOUT_MS) })
     // Without Redis no job can be finished or handed back: waiting would only delay the exit. Jobs in

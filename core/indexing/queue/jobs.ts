@@ -4,12 +4,32 @@ import type { JobsOptions } from 'bullmq'
 export const QUEUE_NAME = 'solr-index'
 
 /**
- * A job names one object and nothing else: the worker reads what to do from
- * the object as it is when the job runs (present → index, gone → unindex),
- * so a job can run late, twice or after a newer one without sending stale
- * data. The operation itself stays in the outbox, the source of truth.
+ * A job is a wake-up: it names no object. The worker that takes it claims
+ * the outbox's pending objects in batches (Outbox.claimNext) and reads each
+ * object as it is then (present → index, gone → unindex), so a job can run
+ * late or twice without sending stale data; the operations stay in the
+ * outbox, the source of truth, until Solr accepted them. `slot` tells the
+ * wake-ups that may run side by side apart (DRAIN_SLOTS).
  */
-export interface IndexJob { uid: string }
+export interface DrainJob { slot: number }
+
+/**
+ * A document Solr refused, kept as a failed job of its own (with Solr's
+ * message) where operators look for failures: the status, the CLI, `retry`.
+ */
+export interface RefusedJob { uid: string, error: string }
+
+export type IndexJob = DrainJob | RefusedJob
+
+export const DRAIN = 'drain'
+export const REFUSED = 'refused'
+
+/**
+ * How many wake-ups may run at once, across all workers: a worker that
+ * finds a full batch wakes the next slot, so that another worker (or the
+ * same one's second job) drains beside it.
+ */
+export const DRAIN_SLOTS = 4
 
 /** The name of the backoff strategy the worker implements (`retryDelay`). */
 export const CAPPED_EXPONENTIAL = 'capped-exponential'
@@ -22,10 +42,9 @@ export function retryDelay (attemptsMade: number): number {
 }
 
 /**
- * Every failure except a refused document (Solr or PostgreSQL unavailable) is
- * retried, for about an hour; a job that still fails then is kept as failed
- * and the relay queues its object again from the outbox. A refused document
- * fails at once (UnrecoverableError in the worker).
+ * A wake-up whose delivery fails (Solr or PostgreSQL unavailable) is
+ * retried, for about an hour; one that still fails then is kept as failed
+ * and the relay wakes the workers again while the outbox holds operations.
  */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 250,
@@ -36,12 +55,17 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 }
 
 /**
- * One job per object at a time: the UID deduplicates. While a job for the
- * object is waiting, another add is dropped (the waiting one will read the
- * newer state); while one is running, BullMQ keeps the newest add and queues
- * it when the running one ends (`keepLastIfActive`), because the running one
- * may have read the object before the change.
+ * One wake-up per slot at a time (BullMQ deduplication): while one is
+ * waiting, another add is dropped (the waiting one will find the newer
+ * operations); while one runs, BullMQ keeps the newest add and queues it when
+ * the running one ends (`keepLastIfActive`), because the running one may have
+ * looked at the outbox before the write committed.
  */
-export function indexJob (uid: string): { name: string, data: IndexJob, opts: JobsOptions } {
-  return { name: 'index', data: { uid }, opts: { deduplication: { id: uid, keepLastIfActive: true } } }
+export function drainJob (slot = 0): { name: string, data: DrainJob, opts: JobsOptions } {
+  return { name: DRAIN, data: { slot }, opts: { deduplication: { id: `${DRAIN}-${slot}`, keepLastIfActive: true } } }
+}
+
+/** Fails at its first run (the worker throws an UnrecoverableError with `error`). */
+export function refusedJob (uid: string, error: string): { name: string, data: RefusedJob, opts: JobsOptions } {
+  return { name: REFUSED, data: { uid, error }, opts: { attempts: 1 } }
 }

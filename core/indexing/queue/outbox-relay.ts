@@ -9,8 +9,6 @@ import { OutageLog } from '../../log.js'
 const INTERVAL_MS = 2_000
 /** Operations younger than this are left to the request that recorded them, which queues them itself (ms). */
 const GRACE_MS = 5_000
-/** Objects offered per pass; the next pass goes on from there, so a large outbox is covered in turn. */
-const PAGE = 1_000
 
 export interface OutboxRelayOptions {
   outbox: Outbox
@@ -20,30 +18,26 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Moves the outbox into the queue: every operation committed in PostgreSQL
- * reaches the queue even when Redis was down at the time of the write, lost
- * its data, or a process died between the commit and the enqueue. Offering
- * an object that already has a job costs nothing (jobs are deduplicated by
- * UID), so every process may run a relay. Operations whose document Solr
- * refused are left alone until a new operation or `retry` comes.
+ * Wakes the workers for what waits in the outbox: every operation committed
+ * in PostgreSQL reaches Solr even when Redis was down at the time of the
+ * write, lost its data, or a process died between the commit and the
+ * enqueue. A wake-up while one waits costs nothing (deduplication), so every
+ * process may run a relay. Operations whose document Solr refused are left
+ * alone until a new operation or `retry` comes.
  */
 export class OutboxRelay {
   private readonly loop = new Loop(async () => await this.pass())
-  /** The smallest outbox id of the last object offered: the next page starts after it. */
-  private after = 0
   private readonly outage: OutageLog
 
   constructor (private readonly o: OutboxRelayOptions) {
     this.outage = new OutageLog(o.log, 'The outbox relay', 'it tries again; the operations stay in the outbox')
   }
 
-  /** One pass: offers a page of objects with pending operations, oldest first; returns how many. */
-  async relay (): Promise<number> {
-    if (!this.o.settings().active) return 0
-    const rows = await this.o.outbox.page(this.after, GRACE_MS, PAGE)
-    this.after = rows.length < PAGE ? 0 : rows[rows.length - 1].first
-    await this.o.queue.enqueue(rows.map(r => r.uid))
-    return rows.length
+  /** One pass: wakes the workers when operations wait; answers whether it did. */
+  async relay (): Promise<boolean> {
+    if (!this.o.settings().active || !await this.o.outbox.waiting(GRACE_MS)) return false
+    await this.o.queue.wake(0)
+    return true
   }
 
   /** Starts the loop (idempotent); its timer does not keep the process alive. */
