@@ -12,8 +12,10 @@ export async function migrate (db: Db, dir = migrationsDir): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
   const files = (await readdir(dir)).filter(f => /^\d+_.*\.sql$/.test(f)).sort()
+  // One query on a current schema, rather than a transaction and a lock for every file at every start.
+  const seenBefore = new Set((await db.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map(row => row.name))
   const applied: string[] = []
-  for (const name of files) {
+  for (const name of files.filter(file => !seenBefore.has(file))) {
     const sql = await readFile(join(dir, name), 'utf8')
     const done = await db.transaction(async tx => {
       await tx.query('SELECT pg_advisory_xact_lock(7340001)')
