@@ -7,7 +7,9 @@
  * "Start-up"). Every compiled file stays an entry point at its own path, with
  * the code they share split into dist/chunks/, so that @fastify/autoload, the
  * content-type folders, `node dist/app/worker.js` and `node dist/app/cli.js`
- * find the same files as before.
+ * find the same files as before. Every .js file in dist/ is an entry point, so dist/ must hold
+ * only what tsc has just emitted: `npm run build` empties it first (a file of an earlier build
+ * whose source is gone was bundled already, and would import chunks that no longer exist).
  */
 import { build } from 'esbuild'
 import { readdirSync, rmSync } from 'node:fs'
