@@ -230,7 +230,8 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     await page.goto(`${volto}/talks`)
     await page.locator('#toolbar a[aria-label="Contents"]').click()
     await page.waitForURL(url => url.pathname === '/talks/contents')
-    await page.locator('.folder-contents table').waitFor()
+    // Volto draws the table's head first and its rows when @search has answered.
+    await page.locator('.folder-contents table tbody tr', { hasText: 'Fastify in five minutes' }).first().waitFor()
     const table = await page.locator('.folder-contents table').innerText()
     t.match(table, /Fastify in five minutes/)
     t.match(table, /Plone meets Fastify/)
