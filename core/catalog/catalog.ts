@@ -9,8 +9,21 @@ import { htmlToText } from '../content/richtext.js'
 export const column = (index: IndexDefinition | string): string =>
   `"${(typeof index === 'string' ? index : index.name).replace(/"/g, '')}"`
 
-/** One piece of the catalogue's schema: a column or a database index, by its (unquoted) name. */
-export interface CatalogDdl { kind: 'column' | 'index', name: string, statement: string }
+/**
+ * One piece of the catalogue's schema, by its (unquoted) name: a column or a
+ * database index it needs, or an index an earlier version built that is to go.
+ */
+export interface CatalogDdl { kind: 'column' | 'index' | 'retired', name: string, statement: string }
+
+/**
+ * The catalogue order that breaks ties between equal sort values, as ZCatalog
+ * does without `sort_on`: the order of indexing (creation). Every sort ends
+ * with it (core/catalog/search.ts), and every sortable btree index carries it
+ * after its value: a sort on a value thousands of talks share (`start`,
+ * `review_state`) then reads one page from the index instead of the whole
+ * group of ties, which it would have to sort.
+ */
+export const TIE_BREAKERS = ['created', 'uid'] as const
 
 /**
  * The catalogue's writing side: its columns come from the index definitions,
@@ -29,34 +42,41 @@ export class Catalog {
       ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
   }
 
-  /** What gives the catalogue a column (and a database index) for every declared index: each named, with its statement. */
+  /** What gives the catalogue a column (and a database index) for every declared index: each named, with its statement; the columns first, which the indexes' tie-breakers need. */
   ddl (): CatalogDdl[] {
-    const parts: CatalogDdl[] = []
     const unquoted = (name: string): string => column(name).slice(1, -1)
-    for (const index of this.indexes) {
-      const { sql } = INDEX_KINDS[index.kind]
-      parts.push({ kind: 'column', name: unquoted(index.name), statement: `ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(index)} ${sql.type}` })
-      if (!index.indexed || sql.index === null) continue
-      const ascending = `catalog_${index.name}`
-      parts.push({ kind: 'index', name: unquoted(ascending), statement: `CREATE INDEX IF NOT EXISTS ${column(ascending)} ON catalog USING ${sql.index} (${column(index)})` })
-      // A btree read backwards gives NULLS FIRST; descending sorts keep missing values last (core/catalog/search.ts).
-      const descending = `catalog_${index.name}_desc`
-      if (sql.descending === true && index.sortable) parts.push({ kind: 'index', name: unquoted(descending), statement: `CREATE INDEX IF NOT EXISTS ${column(descending)} ON catalog (${column(index)} DESC NULLS LAST)` })
+    const parts: CatalogDdl[] = this.indexes.map(declared => ({ kind: 'column', name: unquoted(declared.name), statement: `ALTER TABLE catalog ADD COLUMN IF NOT EXISTS ${column(declared)} ${INDEX_KINDS[declared.kind].sql.type}` }))
+    const index = (name: string, definition: string): void => { parts.push({ kind: 'index', name: unquoted(name), statement: `CREATE INDEX IF NOT EXISTS ${column(name)} ON catalog ${definition}` }) }
+    const retired = (name: string): void => { parts.push({ kind: 'retired', name: unquoted(name), statement: `DROP INDEX IF EXISTS ${column(name)}` }) }
+    for (const declared of this.indexes) {
+      const { sql } = INDEX_KINDS[declared.kind]
+      if (!declared.indexed || sql.index === null) continue
+      if (!declared.sortable || sql.index !== 'btree') {
+        index(`catalog_${declared.name}`, `USING ${sql.index} (${column(declared)})`)
+        continue
+      }
+      const ties = TIE_BREAKERS.filter(name => name !== declared.name).map(column).join(', ')
+      index(`catalog_${declared.name}_sorted`, `(${column(declared)}, ${ties})`)
+      // A btree read backwards gives NULLS FIRST and reversed ties; descending sorts keep missing values last and ties in catalogue order.
+      if (sql.descending === true) index(`catalog_${declared.name}_sorted_desc`, `(${column(declared)} DESC NULLS LAST, ${ties})`)
+      // Built before the tie-breakers were part of the sorted indexes (they serve no query the above do not).
+      retired(`catalog_${declared.name}`)
+      retired(`catalog_${declared.name}_desc`)
     }
     return parts
   }
 
-  /** The DDL of what the catalogue table lacks (its columns and indexes, by name). */
+  /** The DDL that brings the catalogue table to what `ddl` says: what it lacks, and the retired indexes it still has. */
   private async missing (q: Queryable): Promise<string[]> {
     const { rows } = await q.query<{ name: string }>(`SELECT attname AS name FROM pg_attribute WHERE attrelid = 'catalog'::regclass AND attnum > 0 AND NOT attisdropped
       UNION ALL SELECT relname FROM pg_index JOIN pg_class ON pg_class.oid = indexrelid WHERE indrelid = 'catalog'::regclass`)
     const present = new Set(rows.map(r => r.name))
-    return this.ddl().filter(part => !present.has(part.name)).map(part => part.statement)
+    return this.ddl().filter(part => present.has(part.name) === (part.kind === 'retired')).map(part => part.statement)
   }
 
   /**
-   * Adds what the content types declare and the catalogue lacks. Usually
-   * nothing is missing: one catalogue read, no lock (ALTER TABLE would take
+   * Adds what the content types declare and the catalogue lacks (and drops
+   * the indexes an earlier version built instead). Usually nothing is missing: one catalogue read, no lock (ALTER TABLE would take
    * the table's exclusive lock at every start of every process).
    */
   async ensureSchema (db: Db): Promise<void> {

@@ -4,7 +4,7 @@ import { escapeLike, type Queryable } from '../db/db.js'
 import { BadRequest } from '../errors.js'
 import type { Access, Criterion, Query } from '../query/model.js'
 import { parseFullText, type FullText, type TextTerm } from '../query/text.js'
-import { column } from './catalog.js'
+import { column, TIE_BREAKERS } from './catalog.js'
 import type { CatalogCounts, Totals } from './counts.js'
 import { foldText } from './folding.js'
 import type { IndexDefinition } from './indexes.js'
@@ -186,8 +186,8 @@ export class CatalogSearch {
       return `${column(key.index)} ${direction} NULLS LAST`
     }).filter((t): t is string => t !== null)
     if (terms.length === 0 && rank !== null) terms.push(`${rank} DESC`)
-    // Then catalogue order, as ZCatalog answers without sort_on: the order of indexing (creation).
-    terms.push('"created" ASC', 'uid ASC')
+    // Then catalogue order, as ZCatalog answers without sort_on; the sorted indexes carry it (core/catalog/catalog.ts).
+    terms.push(...TIE_BREAKERS.map(name => `${column(name)} ASC`))
     return terms.join(', ')
   }
 
