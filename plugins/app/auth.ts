@@ -53,6 +53,12 @@ export default fp(async fastify => {
     if (scheme.toLowerCase() !== 'bearer') return // no header, or another scheme (Basic): not ours to judge
     if (credentials.length !== 1) throw Unauthorized('The Authorization header must be "Bearer <token>".')
     const token = credentials[0]
+    const known = sessions.known(token)
+    if (known !== undefined) {
+      request.principal = known
+      request.token = token
+      return
+    }
     let claims: TokenClaims
     try {
       claims = fastify.jwt.verify<TokenClaims>(token)
