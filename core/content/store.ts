@@ -36,7 +36,7 @@ export interface IndexOperations {
 /** What traversal found: the object, or null and the nearest existing ancestor's lineage. */
 export interface Traversal<T extends Located> { found: T | null, nearest: ContentRow[] }
 
-/** A folder as a create in it reads it: with the position its new object takes. */
+/** A folder as a create in it reads it: with the position its new object takes (one create per read). */
 export type Folder = Located & { nextPosition: number }
 
 /** What a write may do inside its transaction besides its own SQL. */
