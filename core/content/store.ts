@@ -33,6 +33,12 @@ export interface IndexOperations {
   deliver: (uids: string[]) => Promise<void>
 }
 
+/** What traversal found: the object, or null and the nearest existing ancestor's lineage. */
+export interface Traversal<T extends Located> { found: T | null, nearest: ContentRow[] }
+
+/** A folder as a create in it reads it: with the position its new object takes (one create per read). */
+export type Folder = Located & { nextPosition: number }
+
 /** What a write may do inside its transaction besides its own SQL. */
 export interface Write {
   tx: Queryable
@@ -136,11 +142,35 @@ export class ContentStore {
   }
 
   /** The object at `path` with its ancestors; when it does not exist, the nearest existing ancestor's lineage. */
-  async locate (path: string, q: Queryable = this.db): Promise<{ found: Located | null, nearest: ContentRow[] }> {
+  async locate (path: string, q: Queryable = this.db): Promise<Traversal<Located>> {
     const { rows } = await q.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
       WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)], PREPARED)
-    const read = rows.map(splitLiveLock)
-    // A gap in the chain means a missing ancestor: only the unbroken prefix counts.
+    return this.traversalOf(path, rows.map(splitLiveLock))
+  }
+
+  /**
+   * `locate` for a create in the folder at `path`: the same statement hands out
+   * the folder's next position from its counter (a short write of an unlogged
+   * row, committed with the read), so that a create is two round trips, this and
+   * its write. A POST refused after it (not a folder, no permission, invalid)
+   * leaves its position unused: positions in a folder are unique and ordered,
+   * not dense, as after a delete. A missing counter starts again from the
+   * folder's highest position (after a crash: the table is unlogged).
+   */
+  async locateFolder (path: string): Promise<Traversal<Folder>> {
+    const { rows } = await this.db.query<ContentRow & LiveLockColumns & { reserved_position: number | null }>(`WITH reserved AS (
+        INSERT INTO folder_positions (parent_uid, next)
+          SELECT uid, (SELECT COALESCE(max(position), -1) + 2 FROM content child WHERE child.parent_uid = folder.uid) FROM content folder WHERE path = $2
+        ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position)
+      SELECT ${COLUMNS}, live_lock.*, (SELECT position FROM reserved) AS reserved_position FROM content ${LIVE_LOCK_JOIN}
+      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path), path], { ...PREPARED, changesNothingShown: true })
+    const nextPosition = rows[0]?.reserved_position ?? null
+    const { found, nearest } = this.traversalOf(path, rows.map(({ reserved_position: _, ...row }) => splitLiveLock(row)))
+    return { found: found === null || nextPosition === null ? null : { ...found, nextPosition }, nearest }
+  }
+
+  /** The lineage of `path` from the rows read of it and its ancestors (a gap in the chain means a missing ancestor). */
+  private traversalOf (path: string, read: Array<{ row: ContentRow, lock: LockRow | null }>): Traversal<Located> {
     const lineage: ContentRow[] = []
     let lock: LockRow | null = null
     for (const expected of pathParents(path)) {
@@ -155,15 +185,15 @@ export class ContentStore {
   }
 
   /**
-   * Creates an object in `parent`; its id comes from the title unless given
-   * (409 when a given id is taken). Creates in one folder run side by side:
-   * the position comes from the folder's counter (one short statement), the
-   * id is tried and, when another create took it meanwhile, the next free one.
+   * Creates an object in `parent` (read with `locateFolder`, which handed out
+   * its position); its id comes from the title unless given (409 when a given
+   * id is taken). Creates in one folder run side by side: the id is tried and,
+   * when another create took it meanwhile, the next free one.
    */
-  async create (parent: Located, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
+  async create (parent: Folder, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
     const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
     const base = write.id ?? idFromTitle(String(data.title ?? type.name))
-    const position = await this.nextPosition(parent)
+    const position = parent.nextPosition
     let id = base
     for (let attempt = 0; ; attempt++) {
       const now = new Date()
@@ -203,14 +233,6 @@ export class ContentStore {
         id = await this.freeId(parent, base)
       }
     }
-  }
-
-  /** The folder's next position, from its counter (started from its highest position when missing, as after a crash). */
-  private async nextPosition (parent: Located): Promise<number> {
-    const { rows: [{ position }] } = await this.db.query<{ position: number }>(`INSERT INTO folder_positions (parent_uid, next)
-      VALUES ($1, (SELECT COALESCE(max(position), -1) + 2 FROM content WHERE parent_uid = $1))
-      ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`, [parent.obj.uid], PREPARED)
-    return position
   }
 
   /**

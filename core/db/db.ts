@@ -123,7 +123,7 @@ export function createPostgres (connectionString: string, log: Logger, applicati
   return {
     kind: 'postgres',
     async query (sql, params, options) {
-      return await withClient(async client => normalise(await client.query(statement(sql, params, options))), () => !reads(sql))
+      return await withClient(async client => normalise(await client.query(statement(sql, params, options))), () => !reads(sql) && options?.changesNothingShown !== true)
     },
     async transaction (fn) {
       let committing = false

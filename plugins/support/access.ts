@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { Caller } from '../../core/catalog/listing.js'
-import type { ContentStore } from '../../core/content/store.js'
+import type { ContentStore, Folder, Traversal } from '../../core/content/store.js'
 import type { Located } from '../../core/content/rows.js'
 import { Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { Permission, type PermissionName } from '../../core/security/roles.js'
@@ -29,7 +29,18 @@ export function requireManager (request: FastifyRequest, message: string): void 
  * may view (docs/api.md, "Errors").
  */
 export async function requireContext (store: ContentStore, request: FastifyRequest, permission: PermissionName = Permission.View): Promise<Located> {
-  const { found, nearest } = await store.locate(request.contextPath)
+  return checkedContext(store, request, await store.locate(request.contextPath), permission)
+}
+
+/**
+ * `requireContext` for a create in the context, read with the position its
+ * new object takes (ContentStore.locateFolder: one round trip for both).
+ */
+export async function requireFolder (store: ContentStore, request: FastifyRequest): Promise<Folder> {
+  return checkedContext(store, request, await store.locateFolder(request.contextPath), Permission.View)
+}
+
+function checkedContext<T extends Located> (store: ContentStore, request: FastifyRequest, { found, nearest }: Traversal<T>, permission: PermissionName): T {
   if (found === null) {
     const error = NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
     for (let depth = nearest.length; depth > 0; depth--) {
