@@ -185,15 +185,16 @@ export class ContentStore {
   }
 
   /**
-   * Creates an object in `parent` (read with `locateFolder`, which handed out
-   * its position); its id comes from the title unless given (409 when a given
-   * id is taken). Creates in one folder run side by side: the id is tried and,
-   * when another create took it meanwhile, the next free one.
+   * Creates an object in `parent` at the position its read with
+   * `locateFolder` handed out (else it takes the folder's next); its id comes
+   * from the title unless given (409 when a given id is taken). Creates in one
+   * folder run side by side: the id is tried and, when another create took it
+   * meanwhile, the next free one.
    */
-  async create (parent: Folder, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
+  async create (parent: Located | Folder, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
     const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
     const base = write.id ?? idFromTitle(String(data.title ?? type.name))
-    const position = parent.nextPosition
+    const position = 'nextPosition' in parent ? parent.nextPosition : await this.nextPosition(parent)
     let id = base
     for (let attempt = 0; ; attempt++) {
       const now = new Date()
@@ -233,6 +234,14 @@ export class ContentStore {
         id = await this.freeId(parent, base)
       }
     }
+  }
+
+  /** The folder's next position, from its counter (started from its highest position when missing, as after a crash). */
+  private async nextPosition (parent: Located): Promise<number> {
+    const { rows: [{ position }] } = await this.db.query<{ position: number }>(`INSERT INTO folder_positions (parent_uid, next)
+      VALUES ($1, (SELECT COALESCE(max(position), -1) + 2 FROM content WHERE parent_uid = $1))
+      ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`, [parent.obj.uid], PREPARED)
+    return position
   }
 
   /**

@@ -33,11 +33,17 @@ export async function requireContext (store: ContentStore, request: FastifyReque
 }
 
 /**
- * `requireContext` for a create in the context, read with the position its
- * new object takes (ContentStore.locateFolder: one round trip for both).
+ * `requireContext` for a create in the context. For an authenticated caller
+ * the same read hands out the position its new object takes
+ * (ContentStore.locateFolder: one round trip for both), and a POST refused
+ * afterwards leaves that position unused. An anonymous caller's read writes
+ * nothing: a request anybody can send, refused or not, may not spend a
+ * folder's positions (should a site let anonymous users add, their create
+ * takes its position when it writes).
  */
-export async function requireFolder (store: ContentStore, request: FastifyRequest): Promise<Folder> {
-  return checkedContext(store, request, await store.locateFolder(request.contextPath), Permission.View)
+export async function requireFolder (store: ContentStore, request: FastifyRequest): Promise<Located | Folder> {
+  const traversal = request.principal.userId === null ? await store.locate(request.contextPath) : await store.locateFolder(request.contextPath)
+  return checkedContext<Located | Folder>(store, request, traversal, Permission.View)
 }
 
 function checkedContext<T extends Located> (store: ContentStore, request: FastifyRequest, { found, nearest }: Traversal<T>, permission: PermissionName): T {

@@ -143,6 +143,20 @@ t.test('concurrent writes', async t => {
     t.equal(new Set(positions).size, positions.length, `positions unique: ${positions.join(' ')}`)
   })
 
+  t.test('POSTs anybody can send, refused, spend none of a folder\'s positions', async t => {
+    const made = await http('POST', '/talks', { '@type': 'folder', title: 'Anonymous attempts' })
+    t.equal(made.status, 201)
+    const folder = new URL(made.body['@id']).pathname
+    const first = await http('POST', folder, talkBody({ title: 'Before' }))
+    const refused = await Promise.all(Array.from({ length: 20 }, async () => await http('POST', folder, talkBody({ title: 'Anonymous' }), { authorization: '' })))
+    t.same([...new Set(refused.map(r => r.status))], [401], 'every anonymous POST refused')
+    const second = await http('POST', folder, talkBody({ title: 'After' }))
+    for (const [position, created] of [first, second].entries()) {
+      const found = (await http('GET', `/@search?path.query=${folder}&path.depth=1&getObjPositionInParent=${position}`)).body
+      t.same(found.items.map((item: { '@id': string }) => item['@id']), [created.body['@id']], `position ${position}: ${String(created.body.title)}`)
+    }
+  })
+
   t.test('workflow transitions race PATCHes of other fields', async t => {
     const fields = TALK_FIELDS.slice(0, 4)
     const CYCLE: Record<string, [string, string]> = { private: ['submit', 'pending'], pending: ['publish', 'published'], published: ['retract', 'private'] }
