@@ -25,7 +25,10 @@ export default fp(async fastify => {
   const routes: RouteOptions[] = []
   fastify.addHook('onRoute', route => { routes.push(route) })
   let document: Promise<Record<string, any>> | undefined
-  fastify.decorate('openapi', async () => await (document ??= documentOf(fastify, routes)))
+  fastify.decorate('openapi', async () => await (document ??= documentOf(fastify, routes).catch(err => {
+    document = undefined // the next call tries again
+    throw err
+  })))
   fastify.get('/@openapi', {
     schema: { hide: true },
     config: { binary: true }
