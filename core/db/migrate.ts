@@ -21,7 +21,7 @@ export async function migrate (db: Db, dir = migrationsDir): Promise<string[]> {
   const scripts = await Promise.all(pending.map(async name => ({ name, sql: await readFile(join(dir, name), 'utf8') })))
   return await db.transaction(async tx => {
     await tx.query('SELECT pg_advisory_xact_lock(7340001)')
-    // Under the lock: two processes creating it at once on an empty database could both fail on the catalogue's unique index.
+    // Under the lock: two processes creating it at once on an empty database could fail on pg_type's unique index.
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`)
     // Another process may have applied some while this one waited for the lock.
