@@ -6,13 +6,26 @@ import { clientErrorHandler, frameworkErrors } from '../plugins/support/error-ha
 import { loggerOptions } from './log.js'
 import { closeOnSignals } from './signals.js'
 import { createUrlRewriter } from '../plugins/support/url.js'
+import { LazySchemaCompilers } from '../plugins/support/schema-compilers.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Compiles the route schemas no request has needed yet; answers how many. They compile at
+     * first use (plugins/support/schema-compilers.ts): a test calls this so that a schema that
+     * does not compile fails there, not at a client's first request.
+     */
+    compileRouteSchemas: () => Promise<number>
+  }
+}
 
 /**
  * Creates the Fastify server with the options that must be known before any
- * plugin runs (URL rewriting, body limit, proxy trust) and registers the root
+ * plugin runs (URL rewriting, body limit, proxy trust, the schema compilers) and registers the root
  * plugin. Tests call this; `npm start` runs the `main` below.
  */
 export async function buildServer (config: Config = loadConfig(), options: AppOptions = {}): Promise<FastifyInstance> {
+  const schemaCompilers = new LazySchemaCompilers()
   const fastify = Fastify({
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
     rewriteUrl: createUrlRewriter(config.SITE_PATH),
@@ -22,9 +35,11 @@ export async function buildServer (config: Config = loadConfig(), options: AppOp
     // The embedded database can take more than Fastify's 10 s default to open on a busy machine.
     pluginTimeout: 120_000,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    schemaController: { compilersFactory: { buildValidator: schemaCompilers.buildValidator, buildSerializer: schemaCompilers.buildSerializer } },
     frameworkErrors,
     clientErrorHandler
   })
+  fastify.decorate('compileRouteSchemas', async () => await schemaCompilers.compilePending())
   await fastify.register(app, { config, ...options })
   return fastify
 }

@@ -19,7 +19,7 @@ export interface Db extends Queryable {
   readonly kind: 'postgres' | 'embedded'
   /** Runs `fn` in one transaction: it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
-  /** Runs a script of several statements (migrations). */
+  /** Runs a script of several statements, outside any transaction. */
   exec(sql: string): Promise<void>
   /** The connection failures since start (none for the embedded database, which has no connections). */
   faults(): FaultReport

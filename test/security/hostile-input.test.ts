@@ -24,7 +24,7 @@ await call('POST', `${publicPath}/@workflow/publish`, {}, manager)
 const PARAMETERS: Record<string, string> = {
   '{*}': privatePath.slice(1), '{field}': 'image', '{name}': 'solr-controlpanel', '{id}': 'mallory', '{transition}': 'no-such-transition', '{op}': 'status'
 }
-const paths = Object.entries((app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths)
+const paths = Object.entries((await app.openapi() as { paths: Record<string, Record<string, unknown>> }).paths)
 const routes = paths.flatMap(([path, operations]) => Object.keys(operations).map(method => ({
   method: method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE',
   url: path.replace(/\{[^}]+\}/g, p => PARAMETERS[p] ?? p)
