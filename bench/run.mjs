@@ -212,9 +212,9 @@ async function reindex (service, token, talks) {
 
 /**
  * The queue left by the asynchronous creates, drained by `job.workers` index
- * worker processes: timed from the moment all of them are ready to an empty
- * outbox (the `outbox.pending` of `npm run solr -- status`: what is not in
- * Solr yet).
+ * worker processes: timed from the moment the first of them is ready to an
+ * empty outbox (the `outbox.pending` of `npm run solr -- status`: what is not
+ * in Solr yet).
  */
 async function drain (job, env, databaseUrl, talks) {
   const pending = async () => (await inspect(databaseUrl, 'SELECT count(DISTINCT uid)::int AS n FROM index_outbox'))[0].n
@@ -225,13 +225,16 @@ async function drain (job, env, databaseUrl, talks) {
     return { child, logFile, exited: new Promise(resolve => child.once('exit', resolve)) }
   })
   try {
-    for (const { child, logFile } of workers) {
-      while (!readFileSync(logFile, 'utf8').includes('"msg":"index worker ready"')) {
-        if (child.exitCode !== null) return { ...job, talks, status: 'failed', reason: `a worker exited (${child.exitCode}); see ${logFile}` }
-        await sleep(20)
-      }
+    // From the first worker ready: it starts delivering at once, before the others are.
+    const ready = ({ logFile }) => readFileSync(logFile, 'utf8').includes('"msg":"index worker ready"')
+    let started
+    for (let waiting = workers; waiting.length > 0; waiting = waiting.filter(w => !ready(w))) {
+      if (waiting.length < workers.length) started ??= performance.now()
+      const exited = waiting.find(w => w.child.exitCode !== null)
+      if (exited !== undefined) return { ...job, talks, status: 'failed', reason: `a worker exited (${exited.child.exitCode}); see ${exited.logFile}` }
+      await sleep(20)
     }
-    const started = performance.now()
+    started ??= performance.now()
     while (await pending() > 0) await sleep(20)
     return jobRecord(job, talks, count, (performance.now() - started) / 1000)
   } finally {

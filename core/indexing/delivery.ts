@@ -175,7 +175,8 @@ export class Indexer implements IndexOperations {
   /** Whatever each object's newest operation says, computed from its current row: present → index, gone → unindex. */
   private async send (q: Queryable, uids: string[]): Promise<void> {
     const settings = this.o.settings()
-    const docs = await this.currentDocuments(uids, settings.atomic_updates ? 'atomic' : 'full', q)
+    const atomic = settings.atomic_updates && this.o.documents.atomicKeepsMore(this.o.fields())
+    const docs = await this.currentDocuments(uids, atomic ? 'atomic' : 'full', q)
     const present = new Set(docs.map(d => String(d.UID)))
     const gone = uids.filter(uid => !present.has(uid))
     const options = commitOptions(settings)

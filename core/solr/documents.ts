@@ -1,6 +1,7 @@
 import { searchableText } from '../catalog/catalog.js'
 import type { IndexableObject, IndexDefinition } from '../catalog/indexes.js'
 import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
+import { solrFields } from './configset.js'
 
 /** A Solr document: field name → value (arrays for multi-valued fields). */
 export type SolrDocument = Record<string, unknown>
@@ -22,6 +23,9 @@ export const solrPrincipal = (principal: string): string => principal.replace(/^
 /** Fields only Solr has, filled by the service (copyField targets are filled by Solr itself). */
 const SOLR_ONLY_SOURCES = ['SearchableText', 'description', 'showinsearch']
 
+/** Fields an atomic update leaves to Solr: the unique key it names, the version Solr assigns, the copyField target Solr rebuilds. */
+const LEFT_TO_SOLR = new Set(['UID', '_version_', 'default'])
+
 /**
  * Builds Solr documents from the same index definitions as the catalogue,
  * plus the fields only Solr has (SearchableText as text, `description`,
@@ -31,9 +35,17 @@ const SOLR_ONLY_SOURCES = ['SearchableText', 'description', 'showinsearch']
 export class SolrDocuments {
   /** Every field the service fills: the catalogue's indexes and SOLR_ONLY_SOURCES. */
   private readonly sourceFields: ReadonlySet<string>
+  /**
+   * Fields of the generated configset that Solr can not give back (neither
+   * stored nor docValues, `searchwords`): an atomic update loses their
+   * values as a full document does, since Solr rebuilds the document from
+   * what it stored.
+   */
+  private readonly unreadableFields: ReadonlySet<string>
 
   constructor (private readonly registry: ContentTypeRegistry) {
     this.sourceFields = new Set([...registry.indexes.keys(), ...SOLR_ONLY_SOURCES])
+    this.unreadableFields = new Set(solrFields(registry).filter(f => !f.stored && f.docValues !== true).map(f => f.name))
   }
 
   /** The full document; fields without a value are left out. */
@@ -67,10 +79,27 @@ export class SolrDocuments {
     const names = knownFields ?? this.sourceFields
     const doc: SolrDocument = { UID: full.UID }
     for (const name of names) {
-      if (name === 'UID' || name === '_version_' || name === 'default') continue
+      if (LEFT_TO_SOLR.has(name)) continue
       if (!this.sourceFields.has(name)) continue
       doc[name] = { set: full[name] ?? null }
     }
     return doc
+  }
+
+  /**
+   * Whether an atomic update keeps anything the full document would drop:
+   * a field of the live core that the service does not fill (another
+   * writer's) and Solr can give back, or fields not known at all (the live
+   * schema unread). Without
+   * one — the generated configset — both leave the same document in Solr,
+   * and the full one costs Solr less: it reads no stored document back (a
+   * real-time get per atomic update; docs/search.md, "Atomic updates").
+   */
+  atomicKeepsMore (knownFields: ReadonlySet<string> | null): boolean {
+    if (knownFields === null) return true
+    for (const name of knownFields) {
+      if (!LEFT_TO_SOLR.has(name) && !this.sourceFields.has(name) && !this.unreadableFields.has(name)) return true
+    }
+    return false
   }
 }

@@ -35,6 +35,9 @@ async function create (label: string, count: number): Promise<string[]> {
   return paths
 }
 
+/** Talks of the tests that stop a worker midway: more than two batches (up to 1 000 objects each), so that one is delivered before the others. */
+const MIDWAY_TALKS = 2500
+
 /** Polls closely until the worker has delivered part of the outbox and holds jobs in flight. */
 async function midway (total: number): Promise<void> {
   const deadline = Date.now() + 60_000
@@ -49,16 +52,16 @@ async function midway (total: number): Promise<void> {
 t.test('the worker process killed with SIGKILL in the middle of a batch, then restarted: nothing lost, zero drift', async t => {
   // The site's root folder, recorded at the first start (before the queue existed), waits too.
   const pending = await outboxSize(app)
-  await create('Killed', 1000)
-  t.equal(await outboxSize(app) - pending, 1000, 'no worker yet: every operation waits')
+  await create('Killed', MIDWAY_TALKS)
+  t.equal(await outboxSize(app) - pending, MIDWAY_TALKS, 'no worker yet: every operation waits')
   t.match(await queued(app), { waiting: 1, active: 0 }, 'one wake-up waits for all of them, not a job per object')
 
   const worker = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
-  await midway(1000)
+  await midway(MIDWAY_TALKS)
   await worker.kill('SIGKILL')
   const left = await outboxSize(app)
   const stuck = (await queued(app)).active
-  t.ok(left > 0 && left < 1000, `killed midway: ${1000 - left} delivered, ${left} pending`)
+  t.ok(left > 0 && left < MIDWAY_TALKS, `killed midway: ${MIDWAY_TALKS - left} delivered, ${left} pending`)
   t.ok(stuck > 0, `${stuck} wake-up(s) in flight, left active by the dead worker`)
 
   const restarted = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
@@ -67,26 +70,26 @@ t.test('the worker process killed with SIGKILL in the middle of a batch, then re
   await waitFor('no job left in flight', async () => (await queued(app)).active === 0)
   t.match(await queued(app), { waiting: 0, active: 0, failed: 0 })
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
-  t.equal((await solrDocs(solr, 'Title:killed')).length, 1000)
+  t.equal((await solrDocs(solr, 'Title:killed')).length, MIDWAY_TALKS)
   await restarted.kill('SIGTERM')
 })
 
 t.test('SIGTERM: the worker finishes the jobs in flight, then exits 0', async t => {
-  await create('Stopped', 1000)
+  await create('Stopped', MIDWAY_TALKS)
   const worker = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
-  await midway(1000)
+  await midway(MIDWAY_TALKS)
   await worker.kill('SIGTERM')
   t.equal(await worker.exited, 0, 'exit code 0')
   t.ok(worker.lines.some(l => l.includes('index worker shutting down')), 'it said why it stops')
   t.notOk(worker.lines.some(l => l.includes('did not finish its jobs in time')), 'within the shutdown timeout')
   t.equal((await queued(app)).active, 0, 'no job left in flight: each finished (or went back to waiting)')
   const left = await outboxSize(app)
-  t.ok(left < 1000, `${1000 - left} delivered before it stopped`)
+  t.ok(left < MIDWAY_TALKS, `${MIDWAY_TALKS - left} delivered before it stopped`)
 
   await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
   await drained(app, 90_000)
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
-  t.equal((await solrDocs(solr, 'Title:stopped')).length, 1000)
+  t.equal((await solrDocs(solr, 'Title:stopped')).length, MIDWAY_TALKS)
 })
 
 t.test('batches: a worker delivers many objects per Solr update request', async t => {
@@ -98,7 +101,8 @@ t.test('batches: a worker delivers many objects per Solr update request', async 
   const documents = proxy.adds.reduce((sum, n) => sum + n, 0)
   t.equal(documents, 1000, 'every object sent once')
   t.ok(proxy.adds.length <= 5, `in ${proxy.adds.length} add requests (sizes ${proxy.adds.join(' ')}), not one per object`)
-  t.ok(Math.max(...proxy.adds) >= 500, 'batches of 500 objects')
+  // Batches of up to 1 000: the two lanes of a wake-up may share the 1 000 objects between them.
+  t.ok(Math.max(...proxy.adds) >= 500, 'batches of hundreds of objects')
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
 })
 
@@ -127,7 +131,7 @@ t.test('a batch that fails in the middle of a drain: retried with backoff, nothi
   t.same(failures(statuses), [], 'every change answered 2xx')
   await drained(app, 90_000)
   await worker.kill('SIGTERM')
-  t.same(proxy.failed, [500], 'one batch of 500 failed')
+  t.equal(proxy.failed.length, 1, `one batch failed (${proxy.failed.join(' ')} objects)`)
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
   t.equal((await solrDocs(solr, 'Title:revised')).length, revised.length, 'every change in Solr')
   t.equal((await solrDocs(solr, 'Title:midway')).length, 1200 - revised.length, 'every other talk as created')

@@ -1,6 +1,10 @@
 import t from 'tap'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { talkBody } from '../helper.js'
-import { buildWithSolr, realTime, solrDocs, startSolr } from './helper.js'
+import { startSolrDev } from '../solr-dev/helper.js'
+import { buildWithSolr, CONFIGSET, realTime, solrDocs, startSolr } from './helper.js'
 
 const solr = await startSolr(t)
 
@@ -67,6 +71,32 @@ t.test('atomic updates: a partial change never blanks the document; a cleared fi
       t.notOk('speaker' in doc, 'the cleared field is gone')
       t.same((await solrDocs(solr, `UID:${uid} AND SearchableText:hopper`)), [], 'and so are its words')
       t.equal((await solrDocs(solr, `UID:${uid} AND SearchableText:fastify`)).length, 1, 'the other words stay searchable')
+    })
+  }
+})
+
+t.test('a field of the live core the service does not fill: atomic updates keep it, full documents drop it', async t => {
+  // The generated configset with one field another writer fills, in a core of its own.
+  const configset = await mkdtemp(join(tmpdir(), 'foreign-field-'))
+  t.teardown(async () => { await rm(configset, { recursive: true, force: true }) })
+  await cp(CONFIGSET, configset, { recursive: true })
+  const schemaFile = join(configset, 'conf', 'schema.xml')
+  const schema = await readFile(schemaFile, 'utf8')
+  await writeFile(schemaFile, schema.replace('</schema>', '  <field name="rating" type="pint" indexed="true" stored="true" multiValued="false"/>\n</schema>'))
+  const foreign = await startSolrDev(t, { cores: { plone: configset } })
+  for (const atomic of [true, false]) {
+    await t.test(`atomic_updates=${atomic}`, async t => {
+      const { call, tokenFor, app } = await buildWithSolr(t, foreign)
+      await app.solrSettings.update({ atomic_updates: atomic })
+      t.ok(app.solr.fields?.has('rating'), 'the service knows the live core has the field')
+      const admin = await tokenFor('admin')
+      const { UID: uid, '@id': url } = (await call('POST', '/talks', talkBody(), admin)).json()
+      t.equal((await foreign.post('plone/update', [{ UID: uid, rating: { set: 5 } }], { commit: 'true' })).status, 200)
+      t.equal((await call('PATCH', new URL(url).pathname, { speaker: 'Grace Hopper' }, admin)).statusCode, 204)
+      const [doc] = await solrDocs(foreign, `UID:${uid}`)
+      t.equal(doc.speaker, 'Grace Hopper', 'the change reached Solr')
+      if (atomic) t.equal(doc.rating, 5, 'the other writer\'s field stays')
+      else t.notOk('rating' in doc, 'the full document replaced it (as documented)')
     })
   }
 })

@@ -6,8 +6,13 @@ import { CAPPED_EXPONENTIAL, DRAIN_SLOTS, QUEUE_NAME, REFUSED, retryDelay, type 
 import { OutageLog } from '../../log.js'
 import { workerConnection } from './redis.js'
 
-/** Objects per Solr update request (the raw ingest floor posts 1,000; docs/performance.md). */
-const BATCH_SIZE = 500
+/**
+ * Objects per Solr update request, as the reindex and the raw ingest floor
+ * post them (docs/performance.md): half as many requests, claims and
+ * transactions as with 500, for a batch that still holds its locks for
+ * about one Solr request only.
+ */
+const BATCH_SIZE = 1000
 /**
  * Batches one wake-up delivers side by side: while one waits for Solr, the
  * next is read from PostgreSQL and built (Outbox.claimNext gives them
