@@ -34,8 +34,9 @@ function remember (html: string, text: string): string {
   return text
 }
 
-/** sanitize-html's text is escaped (`&`, `<`, `>`), and nothing else. */
-const unescapeText = (escaped: string): string => escaped.replace(/&(amp|lt|gt);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>' })[name]!)
+/** What sanitize-html's escaped text can hold, as the reader sees it (a non-breaking space counts as a space). */
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' }
+const unescapeText = (escaped: string): string => escaped.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, name: string) => ENTITIES[name])
 
 /**
  * Text input becomes paragraphs; HTML input is sanitised. The stored value is
@@ -57,8 +58,7 @@ export function toRichText (input: string | { data: string, 'content-type'?: str
 
 /** The characters a reader sees: what the rich-text limits count and the indexes search. */
 export function htmlToText (html: string): string {
-  return recentTexts.get(html) ?? remember(html, sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
-    .replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&'))
+  return recentTexts.get(html) ?? remember(html, unescapeText(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })))
 }
 
 /** Characters of text in HTML, as a reader counts them (code points, so an emoji is one). */

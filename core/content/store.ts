@@ -21,6 +21,20 @@ const MAX_ID_ATTEMPTS = 100
 /** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
 
+/** 404 for a create whose folder went while the request ran. */
+const folderGone = (parent: Located): Error => NotFound(parent.obj.path, `${parent.obj.path} was deleted while the request ran.`)
+
+/**
+ * The statement that hands out the next position of the folder `folder`
+ * names (a condition on `content folder`), from its counter: a short write of
+ * an unlogged row (migration 009), so that creates in a folder run side by
+ * side. A missing counter starts again from the folder's highest position
+ * (after a crash: the table is unlogged). No row when there is no such folder.
+ */
+const reservePosition = (folder: string): string => `INSERT INTO folder_positions (parent_uid, next)
+  SELECT uid, (SELECT COALESCE(max(position), -1) + 2 FROM content child WHERE child.parent_uid = folder.uid) FROM content folder WHERE ${folder}
+  ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`
+
 /**
  * Where index operations go once recorded (the Solr indexer, or the queue
  * with asynchronous indexing). While it records, every write adds its
@@ -150,18 +164,13 @@ export class ContentStore {
 
   /**
    * `locate` for a create in the folder at `path`: the same statement hands out
-   * the folder's next position from its counter (a short write of an unlogged
-   * row, committed with the read), so that a create is two round trips, this and
-   * its write. A POST refused after it (not a folder, no permission, invalid)
-   * leaves its position unused: positions in a folder are unique and ordered,
-   * not dense, as after a delete. A missing counter starts again from the
-   * folder's highest position (after a crash: the table is unlogged).
+   * the folder's next position (`reservePosition`, committed with the read), so
+   * that a create is two round trips, this and its write. A POST refused after
+   * it (not a folder, no permission, invalid) leaves its position unused:
+   * positions in a folder are unique and ordered, not dense, as after a delete.
    */
   async locateFolder (path: string): Promise<Traversal<Folder>> {
-    const { rows } = await this.db.query<ContentRow & LiveLockColumns & { reserved_position: number | null }>(`WITH reserved AS (
-        INSERT INTO folder_positions (parent_uid, next)
-          SELECT uid, (SELECT COALESCE(max(position), -1) + 2 FROM content child WHERE child.parent_uid = folder.uid) FROM content folder WHERE path = $2
-        ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position)
+    const { rows } = await this.db.query<ContentRow & LiveLockColumns & { reserved_position: number | null }>(`WITH reserved AS (${reservePosition('path = $2')})
       SELECT ${COLUMNS}, live_lock.*, (SELECT position FROM reserved) AS reserved_position FROM content ${LIVE_LOCK_JOIN}
       WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path), path], { ...PREPARED, changesNothingShown: true })
     const nextPosition = rows[0]?.reserved_position ?? null
@@ -226,7 +235,7 @@ export class ContentStore {
       } catch (err) {
         const { code, constraint } = err as { code?: string, constraint?: string }
         // The folder went while the request ran.
-        if (code === '23503') throw NotFound(parent.obj.path, `${parent.obj.path} was deleted while the request ran.`)
+        if (code === '23503') throw folderGone(parent)
         const idTaken = code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
         if (!idTaken) throw err
         if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
@@ -236,12 +245,11 @@ export class ContentStore {
     }
   }
 
-  /** The folder's next position, from its counter (started from its highest position when missing, as after a crash). */
+  /** The folder's next position, for a create whose read did not hand one out. */
   private async nextPosition (parent: Located): Promise<number> {
-    const { rows: [{ position }] } = await this.db.query<{ position: number }>(`INSERT INTO folder_positions (parent_uid, next)
-      VALUES ($1, (SELECT COALESCE(max(position), -1) + 2 FROM content WHERE parent_uid = $1))
-      ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`, [parent.obj.uid], PREPARED)
-    return position
+    const { rows } = await this.db.query<{ position: number }>(reservePosition('uid = $1'), [parent.obj.uid], PREPARED)
+    if (rows.length === 0) throw folderGone(parent)
+    return rows[0].position
   }
 
   /**

@@ -67,16 +67,15 @@ export class Sessions {
   }
 
   /**
-   * The principal of a token whose signature and expiry were checked: 401
-   * when it names no user, was issued for an earlier record of its user
-   * (re-created, or its password changed since), or was revoked.
+   * The principal of a token whose signature and expiry were checked and
+   * that `known` did not know: 401 when it names no user, was issued for an
+   * earlier record of its user (re-created, or its password changed since),
+   * or was revoked; else kept for `known` until the token expires.
    */
   async principal (token: string, claims: TokenClaims): Promise<Principal> {
     // Tokens signed before tokens were bound to user records carry no key: they
     // could outlive their user, so they are refused like any other stale token.
     if (typeof claims.token_key !== 'string') throw Unauthorized('The authentication token is from an older version of the service. Log in again.')
-    const cached = this.principals.get(token)
-    if (cached !== undefined) return cached
     const hash = tokenHash(token)
     const { rows } = await this.db.query<{ id: string, fullname: string | null, roles: string[], current: boolean, revoked: boolean }>(
       `SELECT id, fullname, roles, token_key = $3 AS current, EXISTS (SELECT 1 FROM revoked_tokens WHERE token_hash = $2) AS revoked
