@@ -38,8 +38,9 @@ export class CatalogCounts {
   /** Until when (ms) the catalogue's effective/expiry state holds, for this generation. */
   private stable: { generation: number, until: number } | null = null
 
-  constructor (private readonly notifications: Notifications) {
-    notifications.onChange(CATALOG_CHANGED, () => { this.changed() })
+  /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
+  constructor (private readonly notifications: Notifications, ownWrites?: string) {
+    notifications.onChange(CATALOG_CHANGED, key => { if (key === null || key !== ownWrites) this.changed() })
   }
 
   /** A catalogue write: every kept total is stale. */

@@ -1,7 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Db } from '../db/db.js'
+import { notification } from '../db/notifications.js'
 import { Conflict } from '../errors.js'
 import { isoDate, urlOf } from './urls.js'
+
+/** The notification topic of a lock taken, refreshed or released (objects kept for reading hear it: core/content/kept-objects.ts). */
+export const LOCKS_CHANGED = 'locks'
 
 /** A lock as stored: who holds it, since when, for how long. */
 export interface LockRow { uid: string, token: string, creator: string, created: Date, timeout: number, stealable: boolean }
@@ -51,7 +55,23 @@ const sameToken = (a: string, b: string): boolean => {
  * timeout. Who may lock is the caller's business (Modify portal content).
  */
 export class Locks {
-  constructor (private readonly db: Db) {}
+  /**
+   * `changed`: told after each lock this process took, refreshed or released;
+   * other processes hear the notification, keyed `writerId` (ContentStore.writerId).
+   */
+  constructor (private readonly db: Db, private readonly changed: () => void = () => {}, private readonly writerId?: string) {}
+
+  /**
+   * Runs a change of the locks table, `sql(told)` with `told` the notification
+   * to select from the changed rows: every process hears of it at the commit,
+   * and only when a row changed.
+   */
+  private async change<Row> (sql: (told: string) => string, params: unknown[]): Promise<Row[]> {
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const { rows } = await this.db.query<Row & { told: unknown }>(sql(`${notification(p, LOCKS_CHANGED, this.writerId)} AS told`), params)
+    if (rows.length > 0) this.changed()
+    return rows.map(({ told: _, ...row }) => row as Row)
+  }
 
   /** The live lock of an object, if any. */
   async live (uid: string): Promise<LockRow | null> {
@@ -66,21 +86,22 @@ export class Locks {
    */
   async lock (uid: string, userId: string, options: { stealable?: boolean, timeout?: number }): Promise<LockRow> {
     const token = randomBytes(24).toString('base64url')
-    const { rows } = await this.db.query<LockRow>(`INSERT INTO locks (${COLUMNS}) VALUES ($1, $2, $3, now(), $4, $5)
+    const rows = await this.change<LockRow>(told => `WITH locked AS (INSERT INTO locks (${COLUMNS}) VALUES ($1, $2, $3, now(), $4, $5)
       ON CONFLICT (uid) DO UPDATE SET
         token = CASE WHEN locks.creator = EXCLUDED.creator AND ${live('locks')} THEN locks.token ELSE EXCLUDED.token END,
         creator = EXCLUDED.creator, created = now(),
         timeout = CASE WHEN $6 THEN EXCLUDED.timeout ELSE locks.timeout END,
         stealable = CASE WHEN $7 THEN EXCLUDED.stealable ELSE locks.stealable END
       WHERE locks.creator = EXCLUDED.creator OR NOT ${live('locks')}
-      RETURNING ${COLUMNS}`,
+      RETURNING ${COLUMNS}) SELECT ${COLUMNS}, ${told} FROM locked`,
     [uid, token, userId, options.timeout ?? DEFAULT_LOCK_TIMEOUT, options.stealable ?? true, options.timeout !== undefined, options.stealable !== undefined])
     return rows[0] ?? (await this.live(uid))!
   }
 
   /** Refreshes the user's own live lock (null when they hold none). */
   async refresh (uid: string, userId: string): Promise<LockRow | null> {
-    const { rows } = await this.db.query<LockRow>(`UPDATE locks SET created = now() WHERE uid = $1 AND creator = $2 AND ${live('locks')} RETURNING ${COLUMNS}`, [uid, userId])
+    const rows = await this.change<LockRow>(told => `WITH refreshed AS (UPDATE locks SET created = now() WHERE uid = $1 AND creator = $2 AND ${live('locks')}
+      RETURNING ${COLUMNS}) SELECT ${COLUMNS}, ${told} FROM refreshed`, [uid, userId])
     return rows[0] ?? null
   }
 
@@ -89,7 +110,8 @@ export class Locks {
    * Returns false when a live lock stays (another's, not stolen).
    */
   async unlock (uid: string, userId: string, steal: boolean): Promise<boolean> {
-    await this.db.query(`DELETE FROM locks WHERE uid = $1 AND (creator = $2 OR NOT ${live('locks')} OR ($3 AND stealable))`, [uid, userId, steal])
+    await this.change(told => `WITH released AS (DELETE FROM locks WHERE uid = $1 AND (creator = $2 OR NOT ${live('locks')} OR ($3 AND stealable))
+      RETURNING uid) SELECT ${told} FROM released`, [uid, userId, steal])
     return await this.live(uid) === null
   }
 

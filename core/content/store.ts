@@ -9,6 +9,7 @@ import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
 import { readImage } from './blobs.js'
 import { indexableOf } from './indexable.js'
+import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
 import { CONTENT_COLUMNS as COLUMNS, idFromTitle, type ContentRow, type HistoryEntry, type Located } from './rows.js'
@@ -71,6 +72,13 @@ export interface Write {
 export class ContentStore {
   private indexOperations: IndexOperations | null = null
   private readonly catalogListeners: Array<() => void> = []
+  private kept: KeptObjects | null = null
+  /**
+   * The key of this process's catalogue notifications: its own writes are
+   * applied by its listeners when they commit, so what it keeps need not be
+   * dropped again when their echo arrives a moment later.
+   */
+  readonly writerId = randomUUID()
 
   constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {}
 
@@ -81,6 +89,12 @@ export class ContentStore {
    */
   onCatalogChange (listener: () => void): void {
     this.catalogListeners.push(listener)
+  }
+
+  /** Keeps what `locateForReading` finds (core/content/kept-objects.ts), stale from this process's next write on. */
+  keepReads (kept: KeptObjects): void {
+    this.kept = kept
+    this.onCatalogChange(() => { kept.changed() })
   }
 
   /** Connects the indexer: from now on writes record (and deliver) their index operations. */
@@ -102,7 +116,7 @@ export class ContentStore {
       const record = async (op: IndexOp, uids: string[]): Promise<void> => {
         if (uids.length > 0 && !catalogChanged) {
           catalogChanged = true
-          await this.db.notifications.notify(tx, CATALOG_CHANGED)
+          await this.db.notifications.notify(tx, CATALOG_CHANGED, this.writerId)
         }
         if (operations === null && !recordAlways) return
         await this.outbox.record(tx, op, uids)
@@ -160,6 +174,19 @@ export class ContentStore {
     const { rows } = await q.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
       WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)], PREPARED)
     return this.traversalOf(path, rows.map(splitLiveLock))
+  }
+
+  /**
+   * `locate` for a request that only shows what it finds (GET, HEAD): the
+   * object as kept since the last write, when it is (`keepReads`).
+   */
+  async locateForReading (path: string): Promise<Traversal<Located>> {
+    const kept = this.kept?.get(path)
+    if (kept !== undefined) return { found: kept, nearest: kept.lineage }
+    const generation = this.kept?.generation
+    const traversal = await this.locate(path)
+    if (traversal.found !== null && generation !== undefined) this.kept?.remember(path, generation, traversal.found)
+    return traversal
   }
 
   /**
@@ -337,7 +364,7 @@ export class ContentStore {
     if (result.obj.path !== '/') statement.with('catalogued', this.catalog.upsertFrom('changed', p, result.type, indexableOf(result)))
     if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
     // A write's text depends on its shape only (which parts it has), never on its values.
-    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED)} FROM changed`), statement.params, PREPARED)
+    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED, this.writerId)} FROM changed`), statement.params, PREPARED)
     if (rows.length === 0) return false
     for (const listener of this.catalogListeners) listener()
     if (operations !== null) await operations.deliver([result.obj.uid])

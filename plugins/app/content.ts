@@ -3,6 +3,7 @@ import type { Catalog } from '../../core/catalog/catalog.js'
 import { CatalogCounts } from '../../core/catalog/counts.js'
 import { Listings } from '../../core/catalog/listing.js'
 import { CatalogSearch } from '../../core/catalog/search.js'
+import { KeptObjects } from '../../core/content/kept-objects.js'
 import { Locks } from '../../core/content/locks.js'
 import { openContent } from '../../core/content/open.js'
 import type { ContentTypeRegistry } from '../../core/content/registry.js'
@@ -40,8 +41,10 @@ export default fp(async fastify => {
   const { types, catalog, outbox, content } = await openContent(fastify.db, fastify.contentTypeDirs)
   fastify.decorate('contentTypes', types)
   fastify.decorate('catalog', catalog)
-  const counts = new CatalogCounts(fastify.db.notifications)
+  const counts = new CatalogCounts(fastify.db.notifications, content.writerId)
   content.onCatalogChange(() => { counts.changed() })
+  const kept = new KeptObjects(fastify.db.notifications, content.writerId)
+  content.keepReads(kept)
   const catalogSearch = new CatalogSearch(types, counts)
   fastify.decorate('catalogSearch', catalogSearch)
   fastify.decorate('outbox', outbox)
@@ -52,6 +55,6 @@ export default fp(async fastify => {
   const parser = new QueryParser(name => catalogSearch.index(name))
   fastify.decorate('listings', new Listings({ db: fastify.db, parser, catalogSearch, store: content, serializer }))
   fastify.decorate('vocabularies', new Vocabularies(fastify.db, types))
-  fastify.decorate('locks', new Locks(fastify.db))
+  fastify.decorate('locks', new Locks(fastify.db, () => { kept.changed() }, content.writerId))
   fastify.log.debug({ types: [...types.types.keys()] }, 'content types loaded')
 }, { name: 'content', dependencies: ['db'] })

@@ -29,7 +29,10 @@ export function requireManager (request: FastifyRequest, message: string): void 
  * may view (docs/api.md, "Errors").
  */
 export async function requireContext (store: ContentStore, request: FastifyRequest, permission: PermissionName = Permission.View): Promise<Located> {
-  return checkedContext(store, request, await store.locate(request.contextPath), permission)
+  // A request that only shows the object may use the one kept since the last write; any other reads it as it is now.
+  const showsOnly = request.method === 'GET' || request.method === 'HEAD'
+  const traversal = showsOnly ? await store.locateForReading(request.contextPath) : await store.locate(request.contextPath)
+  return checkedContext(store, request, traversal, permission)
 }
 
 /**

@@ -1,0 +1,65 @@
+import { CATALOG_CHANGED } from '../catalog/counts.js'
+import type { Notifications } from '../db/notifications.js'
+import { LOCKS_CHANGED } from './locks.js'
+import type { Located } from './rows.js'
+
+/** Objects kept (the least recently read go first): a few thousand rows and their lineages, some MB. */
+const MAX_ENTRIES = 2_000
+
+/**
+ * Objects as the last read found them, by path, for the reads that only show
+ * them (GET and HEAD): a page of Plone's is served from the object cache of
+ * its ZODB connection, invalidated by every commit; so are these, which saves
+ * a read of one object its only statement and a folder listing one of two.
+ * They stay exact as the catalogue's kept totals do (core/catalog/counts.ts):
+ * - every content write makes them all stale — this process's at once
+ *   (`changed`; the echo of its notification is then ignored), other
+ *   processes' through the notification the write sends in its transaction;
+ *   so does every lock taken, refreshed or released;
+ * - an object with a live lock is not kept: its lock ends with time, which no
+ *   write announces;
+ * - while notifications are not heard, nothing is kept (losing the listening
+ *   connection is heard as a change of everything).
+ * A write never starts from a kept object: it reads the object as it is now.
+ */
+export class KeptObjects {
+  private generationNow = 0
+  private readonly entries = new Map<string, { located: Located, generation: number }>()
+
+  /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
+  constructor (private readonly notifications: Notifications, ownWrites?: string) {
+    const othersChanged = (key: string | null): void => { if (key === null || key !== ownWrites) this.changed() }
+    notifications.onChange(CATALOG_CHANGED, othersChanged)
+    notifications.onChange(LOCKS_CHANGED, othersChanged)
+  }
+
+  /** What was kept may be stale: a write happened (a lost listening connection is heard as one). */
+  changed (): void {
+    this.generationNow++
+    this.entries.clear()
+  }
+
+  /** The generation a read starts in: what it finds is kept only if no write was heard before it ended. */
+  get generation (): number {
+    return this.generationNow
+  }
+
+  get (path: string): Located | undefined {
+    const kept = this.entries.get(path)
+    if (kept === undefined || kept.generation !== this.generationNow) return undefined
+    // Most recently read last.
+    this.entries.delete(path)
+    this.entries.set(path, kept)
+    return kept.located
+  }
+
+  /** Keeps what a read that started in `generation` found at `path`, unless a write was heard since or the object is locked. */
+  remember (path: string, generation: number, located: Located): void {
+    if (generation !== this.generationNow || located.lock !== null || !this.notifications.listening) return
+    // Shared by every request that reads it from now on: a change of it would be a bug (it throws, in strict mode).
+    for (const row of located.lineage) Object.freeze(Object.freeze(row).data)
+    Object.freeze(located.lineage)
+    this.entries.set(path, { located: Object.freeze(located), generation })
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
+  }
+}
