@@ -9,6 +9,9 @@ import { htmlToText } from '../content/richtext.js'
 export const column = (index: IndexDefinition | string): string =>
   `"${(typeof index === 'string' ? index : index.name).replace(/"/g, '')}"`
 
+/** PostgreSQL's bound on the parameters of one statement is 65 535; a multi-row write stays below it. */
+const MAX_PARAMETERS = 60_000
+
 /**
  * One piece of the catalogue's schema, by its (unquoted) name: a column or a
  * database index it needs, or an index an earlier version built that is to go.
@@ -39,7 +42,7 @@ export class Catalog {
     const values = this.indexes.map((_, i) => `$${i + 4}`)
     this.upsertSql = `INSERT INTO catalog (uid, searchable, ${columns.join(', ')})
       VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'), ${values.join(', ')})
-      ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+      ${this.onConflict()}`
   }
 
   /** What gives the catalogue a column (and a database index) for every declared index: each named, with its statement; the columns first, which the indexes' tie-breakers need. */
@@ -100,17 +103,46 @@ export class Catalog {
   }
 
   /**
+   * The catalogue rows of many objects in as few statements as the
+   * parameter limit allows (a bulk import): one multi-row INSERT of
+   * `rowOf`'s rows per chunk.
+   */
+  async indexMany (tx: Queryable, objects: Array<{ type: ContentType, obj: IndexableObject }>): Promise<void> {
+    const perRow = this.indexes.length + 3
+    const rowsPerStatement = Math.max(1, Math.floor(MAX_PARAMETERS / perRow))
+    for (let start = 0; start < objects.length; start += rowsPerStatement) {
+      const params: unknown[] = []
+      const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+      const rows = objects.slice(start, start + rowsPerStatement).map(({ type, obj }) => `(${[`${p(obj.uid)}::uuid`, ...this.rowOf(p, type, obj)].join(', ')})`)
+      await tx.query(`INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')}) VALUES ${rows.join(',\n')} ${this.onConflict()}`, params)
+    }
+  }
+
+  /**
    * The object's catalogue row written from a CTE of the same statement
    * (`source`, one row with its `uid`): nothing is written when it has no row.
-   * Each value is cast to its column's type (a parameter in a SELECT has none).
    */
   upsertFrom (source: string, p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string {
+    return `INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')})
+      SELECT ${source}.uid, ${this.rowOf(p, type, obj).join(', ')} FROM ${source}
+      ${this.onConflict()}`
+  }
+
+  /**
+   * A catalogue row's values after its uid, as SQL expressions with
+   * parameters: the weighted `searchable`, then every index's value cast to
+   * its column's type (a parameter in a SELECT or a multi-row VALUES has none).
+   */
+  private rowOf (p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string[] {
     const text = this.searchableText(type, obj.data)
-    const columns = this.indexes.map(column)
-    const values = this.indexes.map(index => `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
-    return `INSERT INTO catalog (uid, searchable, ${columns.join(', ')})
-      SELECT ${source}.uid, setweight(to_tsvector('simple', ${p(text.title)}), 'A') || setweight(to_tsvector('simple', ${p(text.rest)}), 'B'), ${values.join(', ')} FROM ${source}
-      ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+    return [
+      `setweight(to_tsvector('simple', ${p(text.title)}), 'A') || setweight(to_tsvector('simple', ${p(text.rest)}), 'B')`,
+      ...this.indexes.map(index => `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
+    ]
+  }
+
+  private onConflict (): string {
+    return `ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${this.indexes.map(column).map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
   }
 }
 
