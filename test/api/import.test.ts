@@ -194,3 +194,55 @@ t.test('imports and creates at once: positions and ids unique, everything acknow
   const catalogued = (await app.db.query('SELECT 1 FROM catalog JOIN content USING (uid) WHERE content.path LIKE $1', [`${folder}/%`])).rowCount
   t.equal(catalogued, 140, 'every one catalogued')
 })
+
+t.test('hostile input through the endpoint: always 4xx in the error shape, never 500, nothing written', async t => {
+  const before = await snapshot()
+  const item = JSON.stringify(talkBody({ title: 'Hostile' }))
+  const nested = (depth: number): string => '['.repeat(depth) + '1' + ']'.repeat(depth)
+  // Raw JSON texts, so that `__proto__` is a key of the document, not an assignment in this file.
+  const bodies = [
+    '{"__proto__": {"Anonymous": ["Manager"]}, "items": []}',
+    `{"items": [${item}], "__proto__": {"x": 1}}`,
+    `{"items": [${item}], "constructor": {"prototype": {"x": 1}}}`,
+    `{"items": [${item.slice(0, -1)}, "__proto__": {"review_state": "published"}}]}`,
+    `{"items": [${item.slice(0, -1)}, "constructor": {"prototype": {"Anonymous": ["Manager"]}}}]}`,
+    `{"items": [${item.slice(0, -1)}, "prototype": 1}]}`,
+    `{"items": [${item.slice(0, -1)}, "subjects": [{"__proto__": 1}]}]}`,
+    `{"items": [${item.slice(0, -1)}, "transitions": ["__proto__"]}]}`,
+    `{"items": [${item.slice(0, -1)}, "transitions": ["constructor"]}]}`,
+    `{"items": [${item.slice(0, -1)}, "transitions": ["toString"]}]}`,
+    '{"items": [{"@type": "talk", "title": "nul \\u0000 inside", "type_of_talk": "Talk", "audience": ["Beginner"]}]}',
+    '{"items": [{"@type": "talk", "title": "lone \\ud800 high", "type_of_talk": "Talk", "audience": ["Beginner"]}]}',
+    '{"items": [{"@type": "talk\\u0000", "title": "x"}]}',
+    '{"items": [{"@type": "__proto__", "title": "x"}]}',
+    '{"items": [{"@type": "toString", "title": "x"}]}',
+    '{"items": [{"@type": 1, "title": "x"}]}',
+    `{"items": [${item.slice(0, -1)}, "id": "\\ud800"}]}`,
+    `{"items": [${item.slice(0, -1)}, "id": 7}]}`,
+    `{"items": [${item.slice(0, -1)}, "id": "++etc++"}]}`,
+    `{"items": [${item.slice(0, -1)}, "id": "../escape"}]}`,
+    `{"items": [${item.slice(0, -1)}, "title": ${nested(40)}}]}`,
+    `{"items": ${nested(40)}}`,
+    '{"items": [null]}', '{"items": [1]}', '{"items": ["x"]}', '{"items": [[]]}', '{"items": [true]}',
+    '{"items": null}', '{"items": "x"}', '{"items": 1}', '{"items": {}}',
+    `{"items": [${Array(51).fill(item).join(',')}]}`,
+    `{"items": [${Array(5000).fill('1').join(',')}]}`,
+    'null', '1', '"x"', '[]', 'true', '{', '{"items": [', '',
+    `{"items": [${item.slice(0, -1)}, "transitions": [1]}]}`,
+    `{"items": [${item.slice(0, -1)}, "transitions": {"0": "publish"}}]}`,
+    `{"items": [${item.slice(0, -1)}, "transitions": ${JSON.stringify(Array(11).fill('publish'))}}]}`,
+    `{"items": [${item.slice(0, -1)}, "image": {"data": "bm90IGFuIGltYWdl", "content-type": "image/png"}}]}`
+  ]
+  for (const payload of bodies) {
+    const res = await app.inject({ method: 'POST', url: '/talks/@import', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, payload })
+    const label = `${payload.slice(0, 80)}: ${res.statusCode}`
+    t.ok(res.statusCode >= 400 && res.statusCode < 500, label)
+    const body = res.json()
+    t.type(body.type, 'string', `${label}: contract shape (type)`)
+    t.type(body.message, 'string', `${label}: contract shape (message)`)
+  }
+  t.same(await snapshot(), before, 'nothing written')
+  t.equal(({} as Record<string, unknown>).Anonymous, undefined, 'no prototype polluted')
+  const anonymous = await call('GET', '/@search?SearchableText=hostile')
+  t.equal(anonymous.json().items_total, 0, 'anonymous sees nothing of it')
+})
