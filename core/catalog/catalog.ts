@@ -9,9 +9,6 @@ import { htmlToText } from '../content/richtext.js'
 export const column = (index: IndexDefinition | string): string =>
   `"${(typeof index === 'string' ? index : index.name).replace(/"/g, '')}"`
 
-/** PostgreSQL's bound on the parameters of one statement is 65 535; a multi-row write stays below it. */
-const MAX_PARAMETERS = 60_000
-
 /**
  * One piece of the catalogue's schema, by its (unquoted) name: a column or a
  * database index it needs, or an index an earlier version built that is to go.
@@ -103,19 +100,25 @@ export class Catalog {
   }
 
   /**
-   * The catalogue rows of many objects in as few statements as the
-   * parameter limit allows (a bulk import): one multi-row INSERT of
-   * `rowOf`'s rows per chunk.
+   * The catalogue rows of many objects in one statement whatever their
+   * number (a bulk import): one array a column, zipped by `unnest`; list
+   * values travel as JSON (an array of arrays would not unnest by row).
    */
   async indexMany (tx: Queryable, objects: Array<{ type: ContentType, obj: IndexableObject }>): Promise<void> {
-    const perRow = this.indexes.length + 3
-    const rowsPerStatement = Math.max(1, Math.floor(MAX_PARAMETERS / perRow))
-    for (let start = 0; start < objects.length; start += rowsPerStatement) {
-      const params: unknown[] = []
-      const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-      const rows = objects.slice(start, start + rowsPerStatement).map(({ type, obj }) => `(${[`${p(obj.uid)}::uuid`, ...this.rowOf(p, type, obj)].join(', ')})`)
-      await tx.query(`INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')}) VALUES ${rows.join(',\n')} ${this.onConflict()}`, params)
-    }
+    const isList = this.indexes.map(index => INDEX_KINDS[index.kind].sql.type.endsWith('[]'))
+    const texts = objects.map(({ type, obj }) => this.searchableText(type, obj.data))
+    const params: unknown[] = [objects.map(o => o.obj.uid), texts.map(t => t.title), texts.map(t => t.rest),
+      ...this.indexes.map((index, i) => objects.map(({ obj }) => {
+        const value = index.value(obj) ?? null
+        return isList[i] && value !== null ? JSON.stringify(value) : value
+      }))]
+    const columns = this.indexes.map((_, i) => `c${i}`)
+    const types = this.indexes.map((index, i) => isList[i] ? 'jsonb' : INDEX_KINDS[index.kind].sql.type)
+    const values = columns.map((c, i) => isList[i] ? `CASE WHEN ${c} IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(${c})) END` : c)
+    await tx.query(`INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')})
+      SELECT uid, setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', rest), 'B'), ${values.join(', ')}
+      FROM unnest($1::uuid[], $2::text[], $3::text[], ${types.map((type, i) => `$${i + 4}::${type}[]`).join(', ')}) AS r(uid, title, rest, ${columns.join(', ')})
+      ${this.onConflict()}`, params, { prepared: true })
   }
 
   /**

@@ -246,3 +246,22 @@ t.test('hostile input through the endpoint: always 4xx in the error shape, never
   const anonymous = await call('GET', '/@search?SearchableText=hostile')
   t.equal(anonymous.json().items_total, 0, 'anonymous sees nothing of it')
 })
+
+t.test('an imported talk is catalogued exactly as a created and published one', async t => {
+  const body = talkBody({ title: 'Twin talk', details: '<p>Same words</p>', subjects: ['twin', 'talk'], speaker: 'Ada Lovelace', start: '2030-05-01T10:00:00Z', end: '2030-05-01T10:30:00Z' })
+  const imported = await call('POST', '/talks/@import', { items: [{ ...body, id: 'twin-imported', transitions: ['publish'] }] }, admin)
+  t.equal(imported.statusCode, 201, imported.body)
+  t.equal((await call('POST', '/talks', { ...body, id: 'twin-created' }, admin)).statusCode, 201)
+  t.equal((await call('POST', '/talks/twin-created/@workflow/publish', {}, admin)).statusCode, 200)
+  const rowOf = async (id: string): Promise<Record<string, unknown>> => {
+    const { rows } = await app.db.query('SELECT catalog.*, catalog.searchable::text AS searchable FROM catalog JOIN content USING (uid) WHERE content.path = $1', [`/talks/${id}`])
+    const row = rows[0] as Record<string, unknown>
+    // What differs by nature: identity, address, position and times.
+    for (const key of ['uid', 'UID', 'getId', 'id', 'path_string', 'path_parents', 'getObjPositionInParent', 'created', 'modified', 'Date', 'effective']) delete row[key]
+    return row
+  }
+  t.same(await rowOf('twin-imported'), await rowOf('twin-created'), 'the same catalogue values (lists, texts, security, state)')
+  const [imp, made] = await Promise.all(['twin-imported', 'twin-created'].map(async id => (await call('GET', `/talks/${id}`, undefined, admin)).json()))
+  for (const key of ['@id', 'id', 'UID', 'created', 'modified', 'effective', 'getObjPositionInParent', 'lock', '@components', 'version']) { delete imp[key]; delete made[key] }
+  t.same(imp, made, 'and reads back the same')
+})
