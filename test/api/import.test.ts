@@ -1,5 +1,6 @@
 import t from 'tap'
 import { build, talkBody } from '../helper.js'
+import { png, upload } from '../image-samples.js'
 
 /**
  * `POST <folder>/@import` (docs/api.md, "Bulk import"): many objects, each
@@ -264,4 +265,30 @@ t.test('an imported talk is catalogued exactly as a created and published one', 
   const [imp, made] = await Promise.all(['twin-imported', 'twin-created'].map(async id => (await call('GET', `/talks/${id}`, undefined, admin)).json()))
   for (const key of ['@id', 'id', 'UID', 'created', 'modified', 'effective', 'getObjPositionInParent', 'lock', '@components', 'version']) { delete imp[key]; delete made[key] }
   t.same(imp, made, 'and reads back the same')
+})
+
+t.test('images, rich text and ids, on PostgreSQL and on the embedded database', async t => {
+  const picture = png(4, 3)
+  for (const embedded of [false, true]) {
+    await t.test(embedded ? 'embedded (PGlite)' : 'PostgreSQL', async t => {
+      const { call: http, tokenFor: login } = embedded ? await build(t, { embedded: true }) : { call, tokenFor }
+      const token = await login('admin')
+      const folder = embedded ? '/talks' : pathOf((await http('POST', '/talks', { '@type': 'folder', title: 'Pictures' }, token)).json()['@id'])
+      const res = await http('POST', `${folder}/@import`, {
+        items: [
+          { ...talkBody({ title: 'Pictured', details: { data: 'Plain text', 'content-type': 'text/plain' } }), transitions: ['publish'] },
+          talkBody({ title: 'Pictured' }),
+          talkBody({ title: 'With image', image: upload(picture, 'a.png') })
+        ]
+      }, token)
+      t.equal(res.statusCode, 201, res.body)
+      t.same(res.json().items.map((i: { id: string }) => i.id), ['pictured', 'pictured-1', 'with-image'])
+      const image = await http('GET', `${folder}/with-image/@@download/image`, undefined, token)
+      t.equal(image.statusCode, 200)
+      t.same(image.rawPayload, picture, 'the image bytes as sent')
+      t.match((await http('GET', `${folder}/with-image`, undefined, token)).json().image, { 'content-type': 'image/png', width: 4, height: 3 })
+      t.same((await http('GET', `${folder}/pictured`, undefined, token)).json().details.data, '<p>Plain text</p>', 'text/plain as POST converts it')
+      t.equal((await http('GET', `${folder}/@search?SearchableText=pictured&path.depth=1`, undefined, token)).json().items_total, 2)
+    })
+  }
 })
