@@ -18,6 +18,10 @@ import type { CheckedWrite } from './validation.js'
 
 /** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
 const MAX_ID_ATTEMPTS = 100
+/** Imports whose ids cross another's: how often one that PostgreSQL ended as a deadlock starts over. */
+const MAX_DEADLOCK_ATTEMPTS = 5
+/** The first key of the per-folder advisory lock under which an import looks for free ids. */
+const IMPORT_LOCK_CLASS = 7340020
 /** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
 
@@ -300,41 +304,57 @@ export class ContentStore {
    * Returns the objects as written, in their order.
    */
   async createMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
-    try {
-      return await this.write(async ({ tx, reindexMany }) => {
-        const rows = objects.map(o => o.located.obj)
-        const inserted = await this.insertContent(tx, rows)
-        const written = objects.map(o => o.located)
-        for (const [i, { located, write }] of objects.entries()) {
-          if (inserted.has(located.obj.uid)) continue
-          if (write.id !== undefined) throw Conflict(`items/${i}: the id '${write.id}' is taken in ${parent.obj.path}.`)
-          const base = located.obj.id
-          for (let attempt = 0; ; attempt++) {
-            // Inside the transaction: the ids of this batch count as taken.
-            written[i] = renamed(written[i], parent, await this.freeId(tx, parent, base))
-            if ((await this.insertContent(tx, [written[i].obj])).size === 1) break
-            if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
-          }
-        }
-        const history = objects.flatMap(({ history }, i) => history.map((entry, seq) => ({ uid: written[i].obj.uid, seq, ...entry })))
-        if (history.length > 0) {
-          await tx.query(`INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
-            SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
-          ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
-        }
-        const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
-        if (images.length > 0) {
-          await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
-            [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
-        }
-        await reindexMany(written)
-        return written
-      })
-    } catch (err) {
-      // The folder went while the request ran.
-      if ((err as { code?: string }).code === '23503') throw folderGone(parent)
-      throw err
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeMany(parent, objects)
+      } catch (err) {
+        const { code } = err as { code?: string }
+        // The folder went while the request ran.
+        if (code === '23503') throw folderGone(parent)
+        // Two imports that wait for each other's ids: PostgreSQL ended one; it starts over and then sees the other's.
+        if (code === '40P01' && attempt < MAX_DEADLOCK_ATTEMPTS) continue
+        throw err
+      }
     }
+  }
+
+  /** One attempt of `createMany`. */
+  private async writeMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
+    return await this.write(async ({ tx, reindexMany }) => {
+      // In the order of their paths, as every import inserts them: two imports of the same ids wait in one order, not crosswise.
+      const byPath = (a: NewObject, b: NewObject): number => a.located.obj.path < b.located.obj.path ? -1 : a.located.obj.path > b.located.obj.path ? 1 : 0
+      const inserted = await this.insertContent(tx, [...objects].sort(byPath).map(o => o.located.obj))
+      const written = objects.map(o => o.located)
+      const lost = [...objects.entries()].filter(([, { located }]) => !inserted.has(located.obj.uid))
+      for (const [i, { write }] of lost) {
+        if (write.id !== undefined) throw Conflict(`items/${i}: the id '${write.id}' is taken in ${parent.obj.path}.`)
+      }
+      // The next free ids are found by one import of the folder at a time: two that looked for them
+      // side by side would each take ids the other holds uncommitted, and wait for each other.
+      if (lost.length > 0) await tx.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK_CLASS}, hashtext($1))`, [parent.obj.uid])
+      for (const [i, { located }] of lost) {
+        const base = located.obj.id
+        for (let attempt = 0; ; attempt++) {
+          // Inside the transaction: the ids of this batch count as taken.
+          written[i] = renamed(written[i], parent, await this.freeId(tx, parent, base))
+          if ((await this.insertContent(tx, [written[i].obj])).size === 1) break
+          if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
+        }
+      }
+      const history = objects.flatMap(({ history }, i) => history.map((entry, seq) => ({ uid: written[i].obj.uid, seq, ...entry })))
+      if (history.length > 0) {
+        await tx.query(`INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
+          SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
+        ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
+      }
+      const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
+      if (images.length > 0) {
+        await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
+          [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
+      }
+      await reindexMany(written)
+      return written
+    })
   }
 
   /** Inserts content rows in one statement; a row whose id or path is taken is skipped. Returns the uids inserted. */

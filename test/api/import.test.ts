@@ -292,3 +292,20 @@ t.test('images, rich text and ids, on PostgreSQL and on the embedded database', 
     })
   }
 })
+
+t.test('concurrent imports of the same titles in opposite orders: all acknowledged, none deadlocked', async t => {
+  const made = await call('POST', '/talks', { '@type': 'folder', title: 'Crossing imports' }, admin)
+  const folder = pathOf(made.json()['@id'])
+  const titles = Array.from({ length: 30 }, (_, i) => `Crossing ${i % 10}`)
+  for (let round = 0; round < 3; round++) {
+    const results = await Promise.all(Array.from({ length: 6 }, async (_, n) => {
+      const ordered = n % 2 === 0 ? titles : [...titles].reverse()
+      return await call('POST', `${folder}/@import`, { items: ordered.map(title => talkBody({ title })) }, admin)
+    }))
+    t.same(results.map(r => r.statusCode), Array(6).fill(201), `round ${round}: every import 201 (${results.map(r => r.statusCode === 201 ? '' : r.body).join(' ')})`)
+  }
+  const { rows } = await app.db.query<{ id: string, position: number }>('SELECT c.id, c.position FROM content c JOIN content f ON c.parent_uid = f.uid WHERE f.path = $1', [folder])
+  t.equal(rows.length, 3 * 6 * 30, 'all present')
+  t.equal(new Set(rows.map(r => r.id)).size, rows.length, 'ids unique')
+  t.equal(new Set(rows.map(r => r.position)).size, rows.length, 'positions unique')
+})
