@@ -1,5 +1,7 @@
 import t from 'tap'
 import { talkBody } from '../helper.js'
+import { build } from '../helper.js'
+import { asyncEnv, drained, outboxSize, startRedis } from '../queue/helper.js'
 import { buildWithSolr, solrDocs, startSolr } from './helper.js'
 
 /**
@@ -42,4 +44,17 @@ t.test('a refused import sends nothing to Solr', async t => {
   t.equal(res.statusCode, 400)
   t.same(await solrDocs(solr, 'SearchableText:zebrafish'), [], 'nothing indexed')
   t.equal((await app.db.query('SELECT 1 FROM index_outbox')).rowCount, 0, 'nothing recorded')
+})
+
+t.test('with asynchronous indexing (the queue, inline worker): the imported talks reach Solr', async t => {
+  const redis = await startRedis(t)
+  const { app, call, tokenFor } = await build(t, { env: asyncEnv(solr, redis, { INDEX_WORKER: 'inline' }) })
+  const admin = await tokenFor('admin')
+  const items = Array.from({ length: 40 }, (_, i) => ({ ...talkBody({ title: `Narwhal queued ${i}` }), transitions: ['publish'] }))
+  const res = await call('POST', '/talks/@import', { items }, admin)
+  t.equal(res.statusCode, 201, res.body)
+  const uids: string[] = res.json().items.map((i: { UID: string }) => i.UID)
+  await drained(app)
+  t.same(new Set((await solrDocs(solr, 'SearchableText:narwhal')).map(d => d.UID)), new Set(uids), 'every imported talk indexed by the queue')
+  t.equal(await outboxSize(app), 0, 'the outbox is empty')
 })
