@@ -119,16 +119,18 @@ export default fp(async fastify => {
     }
 
     const first = 'nextPosition' in parent ? parent.nextPosition : await content.nextPosition(parent, items.length)
-    const now = new Date()
+    const now = Date.now()
     const objects: NewObject[] = checked.map((c, i) => {
       const { type, write, transitions: names } = c!
-      let located = newObject(parent, type, write, req.principal, first + i, now)
+      // Created a millisecond apart, the last now: the catalogue's creation order (searches without sort_on) is the items' order.
+      const created = new Date(now - (checked.length - 1 - i))
+      let located = newObject(parent, type, write, req.principal, first + i, created)
       const history: HistoryEntry[] = []
-      const created = creationEntry(located, req.principal)
-      if (created !== undefined) history.push(created)
+      const creation = creationEntry(located, req.principal)
+      if (creation !== undefined) history.push(creation)
       // Each transition checked against the object as the ones before left it, a millisecond apart, as two requests would.
       for (const [k, name] of names.entries()) {
-        const time = new Date(now.getTime() + k + 1)
+        const time = new Date(created.getTime() + k + 1)
         try {
           const { changes, history: entry } = transitions.changeOf(located, name, req.principal, '', {}, time)
           located = withChanges(located, { ...changes, modified: time })

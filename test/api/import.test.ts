@@ -66,6 +66,8 @@ t.test('imports talks, published or not, in one request', async t => {
   t.equal(privateTalk.effective, null, 'no effective without publication')
   t.equal((await call('GET', privatePath)).statusCode, 401, 'anonymous may not see a private one')
   t.same((await call('GET', `${privatePath}/@workflow`, undefined, admin)).json().history.map((e: { action: string | null }) => e.action), [null])
+  const searched = (await call('GET', '/@search?SearchableText=import&portal_type=talk&sort_on=created&b_size=100', undefined, admin)).json()
+  t.same(searched.items.map((i: { title: string }) => i.title), items.map(i => i.title), 'created in item order')
   const positions = (await app.db.query<{ position: number }>("SELECT position FROM content WHERE path LIKE '/talks/%' ORDER BY position")).rows.map(r => r.position)
   t.equal(new Set(positions).size, positions.length, 'positions unique')
 })
