@@ -83,6 +83,7 @@ export default fp(async fastify => {
       throw itemError
     }
   }
+
   fastify.post('/@import', {
     schema: {
       summary: 'Create many objects in a folder, with their workflow transitions, all or nothing (on any folder path)',
