@@ -51,6 +51,8 @@ function createTalk (ctx, token) {
 
 const expectType = type => body => body['@type'] === type ? null : `answered @type ${body['@type']}, not ${type}`
 const CATALOGUE = { active: false }
+/** Talks per request of the bulk import (POST /talks/@import). */
+const IMPORT_BATCH = 100
 const SOLR_IMMEDIATE = { active: true, auto_commit: true, commit_within: 0 }
 const SOLR_BATCHED = { active: true, auto_commit: false, commit_within: 1000 }
 
@@ -222,26 +224,30 @@ export const SCENARIOS = [
   },
   {
     id: 'bulk-import',
-    title: 'bulk import: create + publish, no Solr',
+    title: `bulk import: ${IMPORT_BATCH} talks a POST @import, each published, no Solr`,
     group: 'job',
     settings: CATALOGUE,
     unit: 'talks/s',
-    requestsPerItem: 2,
-    amount: ctx => 2 * ctx.bulkTalks,
-    plan: ctx => ({
-      requests: [
-        {
-          ...createTalk(ctx, ctx.tokens.admin),
-          onResponse: (status, body, context) => { context.created = status === 201 ? new URL(JSON.parse(body)['@id']).pathname : undefined }
-        },
-        {
+    // One request imports IMPORT_BATCH talks: the rate (requests / requestsPerItem / s) is talks/s.
+    requestsPerItem: 1 / IMPORT_BATCH,
+    // The profile's bulk size, but at least 20 requests (two a connection), so that the rate is not one round's latency.
+    amount: ctx => Math.ceil(Math.max(ctx.bulkTalks, 20 * IMPORT_BATCH) / IMPORT_BATCH),
+    plan: ctx => {
+      let n = 0
+      return {
+        requests: [{
           method: 'POST',
+          path: '/talks/@import',
           headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
-          // Nothing was created (the failure is counted): no request makes autocannon start over with a new create.
-          setupRequest: (request, context) => context.created === undefined ? null : { ...request, path: `${context.created}/@workflow/publish` }
-        }
-      ],
-      check: expectType('talk')
-    })
+          setupRequest: request => {
+            const items = Array.from({ length: IMPORT_BATCH }, () => ({ ...talkBody(1_000_000 * ctx.job + n, `import ${ctx.job}-${n++}`), transitions: ['publish'] }))
+            return { ...request, body: JSON.stringify({ items }) }
+          }
+        }],
+        check: body => body.items_total === IMPORT_BATCH && body.items.every(item => item['@type'] === 'talk' && item.review_state === 'published')
+          ? null
+          : `answered ${body.items_total} items, not ${IMPORT_BATCH} published talks`
+      }
+    }
   }
 ]

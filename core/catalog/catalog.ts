@@ -39,7 +39,7 @@ export class Catalog {
     const values = this.indexes.map((_, i) => `$${i + 4}`)
     this.upsertSql = `INSERT INTO catalog (uid, searchable, ${columns.join(', ')})
       VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B'), ${values.join(', ')})
-      ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+      ${this.onConflict()}`
   }
 
   /** What gives the catalogue a column (and a database index) for every declared index: each named, with its statement; the columns first, which the indexes' tie-breakers need. */
@@ -100,17 +100,52 @@ export class Catalog {
   }
 
   /**
+   * The catalogue rows of many objects in one statement whatever their
+   * number (a bulk import): one array a column, zipped by `unnest`; list
+   * values travel as JSON (an array of arrays would not unnest by row).
+   */
+  async indexMany (tx: Queryable, objects: Array<{ type: ContentType, obj: IndexableObject }>): Promise<void> {
+    const isList = this.indexes.map(index => INDEX_KINDS[index.kind].sql.type.endsWith('[]'))
+    const texts = objects.map(({ type, obj }) => this.searchableText(type, obj.data))
+    const params: unknown[] = [objects.map(o => o.obj.uid), texts.map(t => t.title), texts.map(t => t.rest),
+      ...this.indexes.map((index, i) => objects.map(({ obj }) => {
+        const value = index.value(obj) ?? null
+        return isList[i] && value !== null ? JSON.stringify(value) : value
+      }))]
+    const columns = this.indexes.map((_, i) => `c${i}`)
+    const types = this.indexes.map((index, i) => isList[i] ? 'jsonb' : INDEX_KINDS[index.kind].sql.type)
+    const values = columns.map((c, i) => isList[i] ? `CASE WHEN ${c} IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(${c})) END` : c)
+    await tx.query(`INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')})
+      SELECT uid, setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', rest), 'B'), ${values.join(', ')}
+      FROM unnest($1::uuid[], $2::text[], $3::text[], ${types.map((type, i) => `$${i + 4}::${type}[]`).join(', ')}) AS r(uid, title, rest, ${columns.join(', ')})
+      ${this.onConflict()}`, params, { prepared: true })
+  }
+
+  /**
    * The object's catalogue row written from a CTE of the same statement
    * (`source`, one row with its `uid`): nothing is written when it has no row.
-   * Each value is cast to its column's type (a parameter in a SELECT has none).
    */
   upsertFrom (source: string, p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string {
+    return `INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')})
+      SELECT ${source}.uid, ${this.rowOf(p, type, obj).join(', ')} FROM ${source}
+      ${this.onConflict()}`
+  }
+
+  /**
+   * A catalogue row's values after its uid, as SQL expressions with
+   * parameters: the weighted `searchable`, then every index's value cast to
+   * its column's type (a parameter in a SELECT or a multi-row VALUES has none).
+   */
+  private rowOf (p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string[] {
     const text = this.searchableText(type, obj.data)
-    const columns = this.indexes.map(column)
-    const values = this.indexes.map(index => `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
-    return `INSERT INTO catalog (uid, searchable, ${columns.join(', ')})
-      SELECT ${source}.uid, setweight(to_tsvector('simple', ${p(text.title)}), 'A') || setweight(to_tsvector('simple', ${p(text.rest)}), 'B'), ${values.join(', ')} FROM ${source}
-      ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${columns.map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+    return [
+      `setweight(to_tsvector('simple', ${p(text.title)}), 'A') || setweight(to_tsvector('simple', ${p(text.rest)}), 'B')`,
+      ...this.indexes.map(index => `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
+    ]
+  }
+
+  private onConflict (): string {
+    return `ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${this.indexes.map(column).map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
   }
 }
 

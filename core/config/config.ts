@@ -24,6 +24,7 @@ export const ConfigSchema = Type.Object({
   TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour X-Forwarded-Proto/Host' }),
   BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
+  IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins per login name before throttling' }),
   LOGIN_MAX_FAILURES_PER_IP: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins per client address before throttling' }),
   LOGIN_THROTTLE_WINDOW: Type.Integer({ default: 900, minimum: 1, description: 'Throttling window in seconds' }),

@@ -19,22 +19,78 @@ import type { CheckedWrite } from './validation.js'
 
 /** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
 const MAX_ID_ATTEMPTS = 100
+/** Imports whose ids cross another's: how often one that PostgreSQL ended as a deadlock starts over. */
+const MAX_DEADLOCK_ATTEMPTS = 5
+/** The first key of the per-folder advisory lock under which an import looks for free ids. */
+const IMPORT_LOCK_CLASS = 7340020
 /** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
+
+/** The SQL types of CONTENT_COLUMNS, in their order. */
+const CONTENT_COLUMN_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text[]', 'jsonb', 'integer', 'timestamptz', 'timestamptz', 'jsonb']
+const CREATORS = 7
+
+/** A row's values in the order of CONTENT_COLUMNS, as parameters (JSON columns as text). */
+const contentValues = (obj: ContentRow): unknown[] => [obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner,
+  obj.creators, JSON.stringify(obj.local_roles), obj.position, obj.created, obj.modified, JSON.stringify(obj.data)]
+
+/** Whether a write failed because the object's id (or path) is taken in its folder. */
+const idTaken = (err: unknown): boolean => {
+  const { code, constraint } = err as { code?: string, constraint?: string }
+  return code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
+}
+
+/**
+ * A new object of `type` in `parent` as a create makes it, not written yet:
+ * its fields from the checked write, its id (the explicit one, else from its
+ * title), the caller as owner and creator, the workflow's initial state.
+ */
+export function newObject (parent: Located, type: ContentType, write: CheckedWrite, who: Principal, position: number, now: Date): Located {
+  const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+  const obj: ContentRow = {
+    uid: randomUUID(),
+    parent_uid: parent.obj.uid,
+    id: '',
+    path: '',
+    portal_type: type.name,
+    review_state: type.workflow?.initial ?? null,
+    owner: who.userId,
+    creators: who.userId !== null ? [who.userId] : [],
+    local_roles: {},
+    position,
+    created: now,
+    modified: now,
+    data
+  }
+  // Nobody can have locked an object that did not exist.
+  return renamed({ obj, lineage: [...parent.lineage, obj], type, lock: null }, parent, write.id ?? idFromTitle(String(data.title ?? type.name)))
+}
+
+/** The object under another id in `parent`. */
+function renamed (located: Located, parent: Located, id: string): Located {
+  const obj: ContentRow = { ...located.obj, id, path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}` }
+  return { ...located, obj, lineage: [...located.lineage.slice(0, -1), obj] }
+}
+
+/** The history entry of an object's creation (none without a workflow). */
+export function creationEntry ({ obj, type }: Located, who: Principal): HistoryEntry | undefined {
+  return type.workflow !== null ? { action: null, actor: who.userId, comments: '', review_state: type.workflow.initial, time: obj.created } : undefined
+}
 
 /** 404 for a create whose folder went while the request ran. */
 const folderGone = (parent: Located): Error => NotFound(parent.obj.path, `${parent.obj.path} was deleted while the request ran.`)
 
 /**
- * The statement that hands out the next position of the folder `folder`
- * names (a condition on `content folder`), from its counter: a short write of
- * an unlogged row (migration 009), so that creates in a folder run side by
+ * The statement that hands out the next `count` positions (an SQL integer
+ * expression) of the folder `folder` names (a condition on `content folder`),
+ * from its counter, and returns the first of them: a short write of an
+ * unlogged row (migration 009), so that creates in a folder run side by
  * side. A missing counter starts again from the folder's highest position
  * (after a crash: the table is unlogged). No row when there is no such folder.
  */
-const reservePosition = (folder: string): string => `INSERT INTO folder_positions (parent_uid, next)
-  SELECT uid, (SELECT COALESCE(max(position), -1) + 2 FROM content child WHERE child.parent_uid = folder.uid) FROM content folder WHERE ${folder}
-  ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + 1 RETURNING next - 1 AS position`
+const reservePosition = (folder: string, count: string): string => `INSERT INTO folder_positions (parent_uid, next)
+  SELECT uid, (SELECT COALESCE(max(position), -1) + 1 + ${count} FROM content child WHERE child.parent_uid = folder.uid) FROM content folder WHERE ${folder}
+  ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + ${count} RETURNING next - ${count} AS position`
 
 /**
  * Where index operations go once recorded (the Solr indexer, or the queue
@@ -51,14 +107,19 @@ export interface IndexOperations {
 /** What traversal found: the object, or null and the nearest existing ancestor's lineage. */
 export interface Traversal<T extends Located> { found: T | null, nearest: ContentRow[] }
 
-/** A folder as a create in it reads it: with the position its new object takes (one create per read). */
+/** A folder as a create in it reads it: with the position its new object takes (one create per read; an import's first of its consecutive ones). */
 export type Folder = Located & { nextPosition: number }
+
+/** One object of a bulk import (`createMany`): built by `newObject`, with its history from creation on, oldest first. */
+export interface NewObject { located: Located, write: CheckedWrite, history: HistoryEntry[] }
 
 /** What a write may do inside its transaction besides its own SQL. */
 export interface Write {
   tx: Queryable
   /** Writes the object's catalogue row and records its index operation. */
   reindex: (obj: ContentRow, lineage: ContentRow[]) => Promise<void>
+  /** `reindex` of many objects: their catalogue rows and index operations in a few statements. */
+  reindexMany: (objects: Located[]) => Promise<void>
   /** Records that these objects leave the indexes. */
   unindex: (uids: string[]) => Promise<void>
 }
@@ -122,13 +183,22 @@ export class ContentStore {
         await this.outbox.record(tx, op, uids)
         touched.push(...uids)
       }
+      const reindexMany = async (objects: Located[]): Promise<void> => {
+        // The site root is not catalogued (as in Plone).
+        const catalogued = objects.filter(({ obj }) => obj.path !== '/')
+        if (catalogued.length === 0) return
+        if (catalogued.length === 1) {
+          const [located] = catalogued
+          await this.catalog.index(tx, located.type, indexableOf(located))
+        } else {
+          await this.catalog.indexMany(tx, catalogued.map(located => ({ type: located.type, obj: indexableOf(located) })))
+        }
+        await record('index', catalogued.map(({ obj }) => obj.uid))
+      }
       return await fn({
         tx,
-        reindex: async (obj, lineage) => {
-          if (obj.path === '/') return // the site root is not catalogued (as in Plone)
-          await this.catalog.index(tx, this.typeOf(obj), indexableOf({ obj, lineage, type: this.typeOf(obj) }))
-          await record('index', [obj.uid])
-        },
+        reindex: async (obj, lineage) => { await reindexMany([{ obj, lineage, type: this.typeOf(obj) }]) },
+        reindexMany,
         unindex: async uids => { await record('unindex', uids) }
       })
     })
@@ -195,11 +265,13 @@ export class ContentStore {
    * that a create is two round trips, this and its write. A POST refused after
    * it (not a folder, no permission, invalid) leaves its position unused:
    * positions in a folder are unique and ordered, not dense, as after a delete.
+   * `count`: how many consecutive positions to hand out (a bulk import's);
+   * `nextPosition` is the first.
    */
-  async locateFolder (path: string): Promise<Traversal<Folder>> {
-    const { rows } = await this.db.query<ContentRow & LiveLockColumns & { reserved_position: number | null }>(`WITH reserved AS (${reservePosition('path = $2')})
+  async locateFolder (path: string, count = 1): Promise<Traversal<Folder>> {
+    const { rows } = await this.db.query<ContentRow & LiveLockColumns & { reserved_position: number | null }>(`WITH reserved AS (${reservePosition('path = $2', '$3::integer')})
       SELECT ${COLUMNS}, live_lock.*, (SELECT position FROM reserved) AS reserved_position FROM content ${LIVE_LOCK_JOIN}
-      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path), path], { ...PREPARED, changesNothingShown: true })
+      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path), path, count], { ...PREPARED, changesNothingShown: true })
     const nextPosition = rows[0]?.reserved_position ?? null
     const { found, nearest } = this.traversalOf(path, rows.map(({ reserved_position: _, ...row }) => splitLiveLock(row)))
     return { found: found === null || nextPosition === null ? null : { ...found, nextPosition }, nearest }
@@ -228,53 +300,107 @@ export class ContentStore {
    * meanwhile, the next free one.
    */
   async create (parent: Located | Folder, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
-    const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
-    const base = write.id ?? idFromTitle(String(data.title ?? type.name))
     const position = 'nextPosition' in parent ? parent.nextPosition : await this.nextPosition(parent)
-    let id = base
+    let created = newObject(parent, type, write, who, position, new Date())
+    const base = created.obj.id
     for (let attempt = 0; ; attempt++) {
-      const now = new Date()
-      const obj: ContentRow = {
-        uid: randomUUID(),
-        parent_uid: parent.obj.uid,
-        id,
-        path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}`,
-        portal_type: type.name,
-        review_state: type.workflow?.initial ?? null,
-        owner: who.userId,
-        creators: who.userId !== null ? [who.userId] : [],
-        local_roles: {},
-        position,
-        created: now,
-        modified: now,
-        data
-      }
-      // Nobody can have locked an object that did not exist.
-      const created: Located = { obj, lineage: [...parent.lineage, obj], type, lock: null }
+      const { obj } = created
       try {
         await this.writeOne(created, p => `INSERT INTO content (${COLUMNS})
-          VALUES (${[obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner, obj.creators,
-            JSON.stringify(obj.local_roles), obj.position, obj.created, obj.modified, JSON.stringify(obj.data)].map(p).join(', ')}) RETURNING uid`, {
-          history: type.workflow !== null ? { action: null, actor: who.userId, comments: '', review_state: type.workflow.initial, time: now } : undefined,
-          write
-        })
+          VALUES (${contentValues(obj).map(p).join(', ')}) RETURNING uid`, { history: creationEntry(created, who), write })
         return created
       } catch (err) {
-        const { code, constraint } = err as { code?: string, constraint?: string }
         // The folder went while the request ran.
-        if (code === '23503') throw folderGone(parent)
-        const idTaken = code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
-        if (!idTaken) throw err
+        if ((err as { code?: string }).code === '23503') throw folderGone(parent)
+        if (!idTaken(err)) throw err
         if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
         if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
-        id = await this.freeId(parent, base)
+        const now = new Date()
+        created = renamed({ ...created, obj: { ...obj, created: now, modified: now } }, parent, await this.freeId(this.db, parent, base))
       }
     }
   }
 
-  /** The folder's next position, for a create whose read did not hand one out. */
-  private async nextPosition (parent: Located): Promise<number> {
-    const { rows } = await this.db.query<{ position: number }>(reservePosition('uid = $1'), [parent.obj.uid], PREPARED)
+  /**
+   * Creates the objects of a bulk import in `parent`, all or nothing, in one
+   * transaction of a few statements whatever their number: their rows (in
+   * their final state, with the positions `newObject` gave them), histories,
+   * images, catalogue rows and index operations. An object whose id another
+   * took (in the folder, or earlier in the batch) gets the next free one, as
+   * `create` does; a taken explicit id is 409 and nothing is written.
+   * Returns the objects as written, in their order.
+   */
+  async createMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeMany(parent, objects)
+      } catch (err) {
+        const { code } = err as { code?: string }
+        // The folder went while the request ran.
+        if (code === '23503') throw folderGone(parent)
+        // Two imports that wait for each other's ids: PostgreSQL ended one; it starts over and then sees the other's.
+        if (code === '40P01' && attempt < MAX_DEADLOCK_ATTEMPTS) continue
+        throw err
+      }
+    }
+  }
+
+  /** One attempt of `createMany`. */
+  private async writeMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
+    return await this.write(async ({ tx, reindexMany }) => {
+      // In the order of their paths, as every import inserts them: two imports of the same ids wait in one order, not crosswise.
+      const byPath = (a: NewObject, b: NewObject): number => a.located.obj.path < b.located.obj.path ? -1 : a.located.obj.path > b.located.obj.path ? 1 : 0
+      const inserted = await this.insertContent(tx, [...objects].sort(byPath).map(o => o.located.obj))
+      const written = objects.map(o => o.located)
+      const lost = [...objects.entries()].filter(([, { located }]) => !inserted.has(located.obj.uid))
+      for (const [i, { write }] of lost) {
+        if (write.id !== undefined) throw Conflict(`items/${i}: the id '${write.id}' is taken in ${parent.obj.path}.`)
+      }
+      // The next free ids are found by one import of the folder at a time: two that looked for them
+      // side by side would each take ids the other holds uncommitted, and wait for each other.
+      if (lost.length > 0) await tx.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK_CLASS}, hashtext($1))`, [parent.obj.uid])
+      for (const [i, { located }] of lost) {
+        const base = located.obj.id
+        for (let attempt = 0; ; attempt++) {
+          // Inside the transaction: the ids of this batch count as taken.
+          written[i] = renamed(written[i], parent, await this.freeId(tx, parent, base))
+          if ((await this.insertContent(tx, [written[i].obj])).size === 1) break
+          if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
+        }
+      }
+      const history = objects.flatMap(({ history }, i) => history.map((entry, seq) => ({ uid: written[i].obj.uid, seq, ...entry })))
+      if (history.length > 0) {
+        await tx.query(`INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
+          SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
+        ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
+      }
+      const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
+      if (images.length > 0) {
+        await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
+          [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
+      }
+      await reindexMany(written)
+      return written
+    })
+  }
+
+  /** Inserts content rows in one statement; a row whose id or path is taken is skipped. Returns the uids inserted. */
+  private async insertContent (tx: Queryable, rows: ContentRow[]): Promise<Set<string>> {
+    // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
+    const columns = CONTENT_COLUMN_TYPES.map((_, c) => rows.map(row => {
+      const value = contentValues(row)[c]
+      return c === CREATORS ? JSON.stringify(value) : value
+    }))
+    const { rows: inserted } = await tx.query<{ uid: string }>(`INSERT INTO content (${COLUMNS})
+      SELECT ${COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')}
+      FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})
+      ON CONFLICT DO NOTHING RETURNING uid`, columns, PREPARED)
+    return new Set(inserted.map(r => r.uid))
+  }
+
+  /** The folder's next position (the first of `count`), for a create whose read did not hand one out. */
+  async nextPosition (parent: Located, count = 1): Promise<number> {
+    const { rows } = await this.db.query<{ position: number }>(reservePosition('uid = $1', '$2::integer'), [parent.obj.uid, count], PREPARED)
     if (rows.length === 0) throw folderGone(parent)
     return rows[0].position
   }
@@ -284,8 +410,8 @@ export class ContentStore {
    * (the contract's order, without gaps). Of creates with one title that race,
    * each round one wins: a create retries at most once per rival.
    */
-  private async freeId (parent: Located, base: string): Promise<string> {
-    const { rows } = await this.db.query<{ id: string }>("SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
+  private async freeId (q: Queryable, parent: Located, base: string): Promise<string> {
+    const { rows } = await q.query<{ id: string }>("SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
     const used = new Set(rows.map(r => r.id))
     let n = 0
     while (used.has(n === 0 ? base : `${base}-${n}`)) n++

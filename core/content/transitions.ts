@@ -5,7 +5,7 @@ import { parseDate } from '../query/zope.js'
 import { can } from '../security/permissions.js'
 import type { Principal } from '../security/roles.js'
 import type { Transition } from '../security/workflow.js'
-import type { HistoryEntry, Located } from './rows.js'
+import type { ContentRow, HistoryEntry, Located } from './rows.js'
 import type { ContentStore } from './store.js'
 
 /** Publishing dates a transition may set (ISO 8601). */
@@ -46,18 +46,29 @@ export class Transitions {
   async take (located: Located, name: string, who: Principal, comments: string, dates: TransitionDates): Promise<{ located: Located, entry: HistoryEntry }> {
     let entry: HistoryEntry | undefined
     const after = await this.store.changeOptimistically(located, async current => {
-      const available = this.available(current, who).find(([id]) => id === name)
-      if (available === undefined) throw WorkflowException(`The transition '${name}' is not available for ${current.obj.path} in the state '${current.obj.review_state ?? ''}'.`)
-      const [, transition] = available
-      const data: Record<string, unknown> = { ...current.obj.data }
-      if (dates.effective !== undefined) data.effective = dates.effective
-      if (dates.expires !== undefined) data.expires = dates.expires
-      // As in Plone, the first transition without a publishing date sets it to now.
-      if (data.effective === undefined && transition.to === 'published') data.effective = new Date().toISOString()
-      entry = { action: name, actor: who.userId, comments, review_state: transition.to, time: new Date() }
-      return { changes: { data, review_state: transition.to }, history: entry }
+      const change = this.changeOf(current, name, who, comments, dates, new Date())
+      entry = change.history
+      return change
     })
     return { located: after, entry: { ...entry!, time: after.obj.modified } }
+  }
+
+  /**
+   * What taking the transition `name` at `time` changes on the object as it
+   * is (400 WorkflowException when the caller may not take it from its
+   * state): its state, its publishing dates, its history entry. `take` writes
+   * it; a bulk import applies it to objects it has not written yet.
+   */
+  changeOf (current: Located, name: string, who: Principal, comments: string, dates: TransitionDates, time: Date): { changes: Pick<ContentRow, 'data' | 'review_state'>, history: HistoryEntry } {
+    const available = this.available(current, who).find(([id]) => id === name)
+    if (available === undefined) throw WorkflowException(`The transition '${name}' is not available for ${current.obj.path} in the state '${current.obj.review_state ?? ''}'.`)
+    const [, transition] = available
+    const data: Record<string, unknown> = { ...current.obj.data }
+    if (dates.effective !== undefined) data.effective = dates.effective
+    if (dates.expires !== undefined) data.expires = dates.expires
+    // As in Plone, the first transition without a publishing date sets it to now.
+    if (data.effective === undefined && transition.to === 'published') data.effective = time.toISOString()
+    return { changes: { data, review_state: transition.to }, history: { action: name, actor: who.userId, comments, review_state: transition.to, time } }
   }
 
   /**

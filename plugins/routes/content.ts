@@ -9,7 +9,8 @@ import type { Located } from '../../core/content/rows.js'
 import type { Queryable } from '../../core/db/db.js'
 import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../../core/errors.js'
 import { Permission } from '../../core/security/roles.js'
-import { changedFields, checkWrite, type CheckedWrite } from '../../core/content/validation.js'
+import { checkWrite, type WriteContext } from '../../core/content/validation.js'
+import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
 import { addressOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
 import { urlOf } from '../../core/content/urls.js'
@@ -34,26 +35,13 @@ const docs = (summary: string, extra: Record<string, unknown> = {}): Record<stri
   summary: `${summary} (on any content path)`, tags: ['content'], security: [{ bearer: [] }], ...extra
 })
 
-/** Refuses changes to fields whose write permission the caller lacks; sending the stored value back is fine. */
-function checkWritePermissions (request: FastifyRequest, located: Pick<Located, 'lineage' | 'type'>, write: CheckedWrite, stored: Record<string, unknown>): void {
-  for (const name of changedFields(write.values, stored)) {
-    const permission = located.type.fields.get(name)?.writePermission
-    if (permission !== undefined && !can(request.principal, permission, located)) {
-      throw Forbidden(`Changing '${name}' needs the permission '${permission}'.`)
-    }
-  }
-}
-
 /**
  * Content CRUD on any path (docs/api.md, "Endpoints"): GET an object or folder, POST to a
  * folder, PATCH and DELETE an object, and `@@download/<field>` for images.
  */
 export default fp(async fastify => {
-  const { content, serializer, contentTypes: types, vocabularies } = fastify
-  /** What validation reads besides the body; `q`: where the write reads the object's current state. */
-  const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): Parameters<typeof checkWrite>[2] => ({
-    mode, stored, tokens: async name => await vocabularies.tokens(name, q), imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
-  })
+  const { content, serializer, contentTypes: types } = fastify
+  const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): WriteContext => writeContextOf(fastify, stored, mode, q)
 
   /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
   async function representation (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {

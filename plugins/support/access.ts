@@ -42,10 +42,11 @@ export async function requireContext (store: ContentStore, request: FastifyReque
  * afterwards leaves that position unused. An anonymous caller's read writes
  * nothing: a request anybody can send, refused or not, may not spend a
  * folder's positions (should a site let anonymous users add, their create
- * takes its position when it writes).
+ * takes its position when it writes). `positions`: how many the create
+ * takes (a bulk import's; `nextPosition` is the first).
  */
-export async function requireFolder (store: ContentStore, request: FastifyRequest): Promise<Located | Folder> {
-  const traversal = request.principal.userId === null ? await store.locate(request.contextPath) : await store.locateFolder(request.contextPath)
+export async function requireFolder (store: ContentStore, request: FastifyRequest, positions = 1): Promise<Located | Folder> {
+  const traversal = request.principal.userId === null ? await store.locate(request.contextPath) : await store.locateFolder(request.contextPath, positions)
   return checkedContext<Located | Folder>(store, request, traversal, Permission.View)
 }
 

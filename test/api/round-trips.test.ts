@@ -61,4 +61,10 @@ t.test('statements per request', async t => {
   t.equal(create.length, 2, `POST: traversal with the folder's next position, the write (${create.join(' | ')})`)
   const patch = await statements(async () => await call('PATCH', '/talks/talk-2', { description: `Edited ${n++}` }, admin), 204)
   t.equal(patch.length, 2, `PATCH: traversal with the lock, the write (${patch.join(' | ')})`)
+  const importOf = async (size: number): Promise<string[]> => await statements(async () => await call('POST', '/talks/@import', {
+    items: Array.from({ length: size }, () => ({ ...talkBody({ title: `Imported ${n++}` }), transitions: ['publish'] }))
+  }, admin), 201)
+  const [ten, hundred] = [await importOf(10), await importOf(100)]
+  t.equal(hundred.length, ten.length, `@import: as many statements for 100 talks as for 10 (${hundred.join(' | ')})`)
+  t.ok(hundred.length <= 7, `@import: traversal with the positions, then one transaction: content, history, catalogue, notification (${hundred.join(' | ')})`)
 })
