@@ -1,4 +1,4 @@
-import type { Notifications } from '../db/notifications.js'
+import { othersOnly, type Notifications } from '../db/notifications.js'
 import type { Queryable } from '../db/db.js'
 
 /** What a query's matches add up to: `items_total`, and the facets asked for. */
@@ -40,7 +40,7 @@ export class CatalogCounts {
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
-    notifications.onChange(CATALOG_CHANGED, key => { if (key === null || key !== ownWrites) this.changed() })
+    notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, () => { this.changed() }))
   }
 
   /** A catalogue write: every kept total is stale. */

@@ -1,5 +1,5 @@
 import { CATALOG_CHANGED } from '../catalog/counts.js'
-import type { Notifications } from '../db/notifications.js'
+import { othersOnly, type Notifications } from '../db/notifications.js'
 import { LOCKS_CHANGED } from './locks.js'
 import type { Located } from './rows.js'
 
@@ -28,7 +28,7 @@ export class KeptObjects {
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
-    const othersChanged = (key: string | null): void => { if (key === null || key !== ownWrites) this.changed() }
+    const othersChanged = othersOnly(ownWrites, () => { this.changed() })
     notifications.onChange(CATALOG_CHANGED, othersChanged)
     notifications.onChange(LOCKS_CHANGED, othersChanged)
   }

@@ -29,6 +29,12 @@ export interface Located {
   lock?: LockRow | null
 }
 
+/** The object with `changes` made to its row, in itself and as the last of its lineage. */
+export function withChanges (located: Located, changes: Partial<ContentRow>): Located {
+  const obj = { ...located.obj, ...changes }
+  return { ...located, obj, lineage: [...located.lineage.slice(0, -1), obj] }
+}
+
 /** One step of an object's workflow history. */
 export interface HistoryEntry { action: string | null, actor: string | null, comments: string, review_state: string, time: Date }
 

@@ -12,7 +12,7 @@ import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
-import { CONTENT_COLUMNS as COLUMNS, idFromTitle, type ContentRow, type HistoryEntry, type Located } from './rows.js'
+import { CONTENT_COLUMNS as COLUMNS, idFromTitle, withChanges, type ContentRow, type HistoryEntry, type Located } from './rows.js'
 import { pathParents } from './paths.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
@@ -68,8 +68,7 @@ export function newObject (parent: Located, type: ContentType, write: CheckedWri
 
 /** The object under another id in `parent`. */
 function renamed (located: Located, parent: Located, id: string): Located {
-  const obj: ContentRow = { ...located.obj, id, path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}` }
-  return { ...located, obj, lineage: [...located.lineage.slice(0, -1), obj] }
+  return withChanges(located, { id, path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}` })
 }
 
 /** The history entry of an object's creation (none without a workflow). */
@@ -251,11 +250,13 @@ export class ContentStore {
    * object as kept since the last write, when it is (`keepReads`).
    */
   async locateForReading (path: string): Promise<Traversal<Located>> {
-    const kept = this.kept?.get(path)
-    if (kept !== undefined) return { found: kept, nearest: kept.lineage }
-    const generation = this.kept?.generation
+    const kept = this.kept
+    if (kept === null) return await this.locate(path)
+    const found = kept.get(path)
+    if (found !== undefined) return { found, nearest: found.lineage }
+    const generation = kept.generation
     const traversal = await this.locate(path)
-    if (traversal.found !== null && generation !== undefined) this.kept?.remember(path, generation, traversal.found)
+    if (traversal.found !== null) kept.remember(path, generation, traversal.found)
     return traversal
   }
 
@@ -387,10 +388,8 @@ export class ContentStore {
   /** Inserts content rows in one statement; a row whose id or path is taken is skipped. Returns the uids inserted. */
   private async insertContent (tx: Queryable, rows: ContentRow[]): Promise<Set<string>> {
     // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
-    const columns = CONTENT_COLUMN_TYPES.map((_, c) => rows.map(row => {
-      const value = contentValues(row)[c]
-      return c === CREATORS ? JSON.stringify(value) : value
-    }))
+    const values = rows.map(contentValues)
+    const columns = CONTENT_COLUMN_TYPES.map((_, c) => values.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))
     const { rows: inserted } = await tx.query<{ uid: string }>(`INSERT INTO content (${COLUMNS})
       SELECT ${COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')}
       FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})

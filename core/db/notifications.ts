@@ -28,6 +28,16 @@ export interface Notifications {
   close: () => Promise<void>
 }
 
+/**
+ * A listener of changes made by other processes than the one whose
+ * notifications carry the key `own` (its own changes it applied when they
+ * committed; their echo is skipped). A change without a key — a lost
+ * listening connection among them — is everybody's.
+ */
+export const othersOnly = (own: string | undefined, changed: () => void): ChangeListener => key => {
+  if (key === null || key !== own) changed()
+}
+
 const encode = (topic: string, key: string | undefined): string => JSON.stringify([topic, key ?? null])
 
 /** The notification as an SQL expression, for a statement that notifies as part of its work. */

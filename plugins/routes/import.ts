@@ -4,7 +4,7 @@ import Type from 'typebox'
 import { denied, requireFolder } from '../support/access.js'
 import { checkWritePermissions, writeContext } from '../support/writes.js'
 import { creationEntry, newObject, type NewObject } from '../../core/content/store.js'
-import type { HistoryEntry, Located } from '../../core/content/rows.js'
+import { withChanges, type HistoryEntry, type Located } from '../../core/content/rows.js'
 import { checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import type { ContentType } from '../../core/content/registry.js'
 import { urlOf } from '../../core/content/urls.js'
@@ -33,12 +33,6 @@ function ofItem (i: number, err: unknown): unknown {
   if (!(err instanceof ApiError)) return err
   const errors = err.errors?.map(e => ({ ...e, field: e.field !== undefined ? `items/${i}/${e.field}` : `items/${i}` }))
   return new ApiError(err.statusCode, err.type, errors !== undefined ? err.message : `items/${i}: ${err.message}`, { errors, headers: err.headers })
-}
-
-/** The object after its transitions were taken on it: an object of the batch is not written before all are. */
-function withChanges (located: Located, changes: Partial<Located['obj']>): Located {
-  const obj = { ...located.obj, ...changes }
-  return { ...located, obj, lineage: [...located.lineage.slice(0, -1), obj] }
 }
 
 /**
