@@ -93,6 +93,13 @@ const fieldSearch = (id, title, query) => ({
   })
 })
 
+/**
+ * Pages of the folder that `get-folder-pages` cycles through: more than the
+ * catalogue keeps (400 pages of 25), few enough that the offsets stay
+ * shallow (a page at offset n reads n rows more, kept or not).
+ */
+const FOLDER_OFFSETS = 450
+
 /** Newest first, as the clients of this service list talks. */
 const BY_DATE = 'sort_on=Date&sort_order=descending'
 
@@ -146,6 +153,19 @@ export const SCENARIOS = [
     scaled: true,
     plan: () => ({
       requests: [{ method: 'GET', path: '/talks', headers: { accept: 'application/json' } }],
+      check: body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
+    })
+  },
+  {
+    // The other listings ask the same page again and again, which the catalogue keeps (core/catalog/kept-results.ts)
+    // until the next write. This one asks pages not kept: more distinct pages than the catalogue keeps, each a step
+    // further, in a cycle, so every page is read again from PostgreSQL (its count is the query's, kept).
+    id: 'get-folder-pages',
+    title: `GET /talks (25 items), b_start rotating over the first ${FOLDER_OFFSETS} positions: pages not kept`,
+    group: 'read',
+    scaled: true,
+    plan: () => ({
+      requests: [rotating('GET', Array.from({ length: FOLDER_OFFSETS }, (_, i) => `/talks?b_start=${i}`))],
       check: body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
     })
   },

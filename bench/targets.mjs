@@ -8,7 +8,7 @@
 
 const AT_SCALE = 100_000
 const FROM_SCALE = 1_000
-const LISTINGS = ['get-folder', 'search-date-asc', 'search-date-desc', 'search-review-state', 'search-subject', 'search-path-depth', 'search-date-range']
+const LISTINGS = ['get-folder', 'get-folder-pages', 'search-date-asc', 'search-date-desc', 'search-review-state', 'search-subject', 'search-path-depth', 'search-date-range']
 const LISTING_P99_MS = 20
 const LISTING_GROWTH = 2
 const LISTING_FLOOR_SHARE = 0.4

@@ -39,7 +39,7 @@ export interface Listing {
 
 /** One page of results from the catalogue or Solr: metadata rows (catalogue columns) and the objects' UIDs, in order. */
 export interface ResultPage {
-  rows: Array<Record<string, unknown>>
+  rows: ReadonlyArray<Record<string, unknown>>
   uids: string[]
   total: number
   /** The page as it was answered (Solr may cap its size). */

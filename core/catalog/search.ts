@@ -5,13 +5,14 @@ import { BadRequest } from '../errors.js'
 import type { Access, Criterion, Query } from '../query/model.js'
 import { parseFullText, type FullText, type TextTerm } from '../query/text.js'
 import { column, TIE_BREAKERS } from './catalog.js'
-import type { CatalogCounts, Totals } from './counts.js'
+import type { KeptResults, Totals } from './kept-results.js'
 import { foldText } from './folding.js'
 import type { IndexDefinition } from './indexes.js'
 
 export interface CatalogResult {
   total: number
-  rows: Array<Record<string, unknown>>
+  /** Frozen when kept results are on: other callers may read the same rows. */
+  rows: ReadonlyArray<Record<string, unknown>>
   facets?: Record<string, Record<string, number>>
 }
 
@@ -78,8 +79,8 @@ const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestam
  * (unless allowed otherwise) the effective-date filter.
  */
 export class CatalogSearch {
-  /** `counts`: kept totals (without them every page is counted); `rankedCandidates`: see rankedPage. */
-  constructor (private readonly registry: ContentTypeRegistry, private readonly counts?: CatalogCounts, private readonly rankedCandidates = RANKED_CANDIDATES) {}
+  /** `kept`: kept results (without them every page is read and counted); `rankedCandidates`: see rankedPage. */
+  constructor (private readonly registry: ContentTypeRegistry, private readonly kept?: KeptResults, private readonly rankedCandidates = RANKED_CANDIDATES) {}
 
   /** A query index by name: 400 when there is none. */
   index (name: string): IndexDefinition {
@@ -227,7 +228,7 @@ export class CatalogSearch {
    * One page, and the totals of the whole result. The page is read alone (a
    * few rows of an index when the sort has one); the total is known without
    * counting when the page reached the end, and otherwise counted once and
-   * kept (core/catalog/counts.ts) — as are the facets.
+   * kept — as are the facets, and the page itself (core/catalog/kept-results.ts).
    */
   async search (db: Queryable, query: Query, columns?: string[]): Promise<CatalogResult> {
     const now = new Date()
@@ -237,18 +238,20 @@ export class CatalogSearch {
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
     const metadata = this.metadataColumns(columns)
     const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
-    const { rows } = await db.query<Record<string, unknown>>(ranked
+    const page = ranked
       ? this.rankedPage(metadata, where, rank, limit, query.start)
-      : `SELECT ${metadata}uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`, params)
+      : `SELECT ${metadata}uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`
+    // A statement as a key: its SQL and parameters, "now" apart (what is kept knows until when it holds).
+    const keyOf = (sql: string, ...more: unknown[]): string => JSON.stringify([sql, params.map(v => v === now ? null : v), ...more])
+    const read = async (): Promise<Array<Record<string, unknown>>> => (await db.query<Record<string, unknown>>(page, params)).rows
+    const rows = this.kept === undefined ? await read() : await this.kept.page(db, keyOf(page), now, read)
     // Fewer rows than asked for: the result ends on this page (unless the page starts beyond its end).
     if (rows.length < limit && (rows.length > 0 || query.start === 0) && query.facets === undefined) return { total: query.start + rows.length, rows }
     const compute = async (): Promise<Totals> => ({
       total: Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM catalog WHERE ${where}`, params)).rows[0].n),
       ...(query.facets !== undefined ? { facets: await this.facets(db, query.facets, where, params) } : {})
     })
-    // The query as a key: its SQL and parameters, "now" apart (the kept totals know until when they hold).
-    const key = JSON.stringify([where, params.map(v => v === now ? null : v), query.facets?.map(f => f.name)])
-    const totals = this.counts === undefined ? await compute() : await this.counts.totals(db, key, now, compute)
+    const totals = this.kept === undefined ? await compute() : await this.kept.totals(db, keyOf(where, query.facets?.map(f => f.name)), now, compute)
     const total = query.sortLimit !== undefined ? Math.min(totals.total, query.sortLimit) : totals.total
     return { total, rows, ...(totals.facets !== undefined ? { facets: totals.facets } : {}) }
   }

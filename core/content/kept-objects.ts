@@ -1,4 +1,4 @@
-import { CATALOG_CHANGED } from '../catalog/counts.js'
+import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { othersOnly, type Notifications } from '../db/notifications.js'
 import { LOCKS_CHANGED } from './locks.js'
 import type { Located } from './rows.js'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Catalog } from '../catalog/catalog.js'
-import { CATALOG_CHANGED } from '../catalog/counts.js'
+import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { notification } from '../db/notifications.js'
 import type { IndexableObject } from '../catalog/indexes.js'
 import { escapeLike, type Db, type Queryable } from '../db/db.js'

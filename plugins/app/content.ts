@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Catalog } from '../../core/catalog/catalog.js'
-import { CatalogCounts } from '../../core/catalog/counts.js'
+import { KeptResults } from '../../core/catalog/kept-results.js'
 import { Listings } from '../../core/catalog/listing.js'
 import { CatalogSearch } from '../../core/catalog/search.js'
 import { KeptObjects } from '../../core/content/kept-objects.js'
@@ -41,11 +41,11 @@ export default fp(async fastify => {
   const { types, catalog, outbox, content } = await openContent(fastify.db, fastify.contentTypeDirs)
   fastify.decorate('contentTypes', types)
   fastify.decorate('catalog', catalog)
-  const counts = new CatalogCounts(fastify.db.notifications, content.writerId)
-  content.onCatalogChange(() => { counts.changed() })
+  const results = new KeptResults(fastify.db.notifications, content.writerId)
+  content.onCatalogChange(() => { results.changed() })
   const kept = new KeptObjects(fastify.db.notifications, content.writerId)
   content.keepReads(kept)
-  const catalogSearch = new CatalogSearch(types, counts)
+  const catalogSearch = new CatalogSearch(types, results)
   fastify.decorate('catalogSearch', catalogSearch)
   fastify.decorate('outbox', outbox)
   fastify.decorate('content', content)

@@ -32,7 +32,7 @@ t.test('relevance ranks the most recent candidates, then the rest newest first; 
   t.not(new Set(truth.map(r => r.rank)).size, 1, 'the ranks differ (the test can tell orders apart)')
   t.notSame(bounded, byRank(truth), 'the bounded order differs from ranking everything')
 
-  const search = async (catalogue: CatalogSearch, start: number, size: number): Promise<{ uids: string[], total: number, rows: Array<Record<string, unknown>> }> => {
+  const search = async (catalogue: CatalogSearch, start: number, size: number): Promise<{ uids: string[], total: number, rows: ReadonlyArray<Record<string, unknown>> }> => {
     const parser = new QueryParser(name => catalogue.index(name))
     const query = parser.parse({ criteria: { SearchableText: 'plone' }, sortOn: [], descending: false, start, size, principals: ['Anonymous'], showInactive: false })
     const result = await catalogue.search(app.db, query)

@@ -97,6 +97,8 @@ export interface ServiceProcess {
   pid: number
   /** Lines the process wrote (its JSON log). */
   lines: string[]
+  /** What it wrote to stderr so far (an uncaught error's stack). */
+  stderr: () => string
   kill: (signal: NodeJS.Signals) => Promise<void>
   /** Resolves with the exit code (null after a signal) once the process ended. */
   exited: Promise<number | null>
@@ -124,7 +126,7 @@ export async function spawnService (t: TapLike, script: string, env: Record<stri
   const seen = (): boolean => lines.some(line => { try { return JSON.parse(line).msg === ready } catch { return false } })
   await waitFor(`${script}: ${ready}`, () => seen() || closed !== undefined, 60_000)
   if (!seen()) throw new Error(`${script} exited (${String(closed)}) before '${ready}': ${stderr}${lines.join('\n')}`)
-  return { pid: child.pid ?? 0, lines, kill: async signal => { await ended(child, signal) }, exited }
+  return { pid: child.pid ?? 0, lines, stderr: () => stderr, kill: async signal => { await ended(child, signal) }, exited }
 }
 
 /** One write as a client makes it: the status and, for JSON answers, the body. */

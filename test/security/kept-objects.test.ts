@@ -9,7 +9,8 @@ import { waitFor } from '../queue/helper.js'
  * process's answers as soon as the change's notification does: a title, a
  * retraction (the object becomes invisible to anonymous callers), a lock
  * (and its end by timeout, which no write announces), a deletion. The
- * oracle is the test's own record of what it did, not another read.
+ * oracle is the test's own record of what it did, not another read; the
+ * catalogue's kept results (a search for the talk) must agree with it too.
  */
 const writer = await build(t)
 const reader = await build(t, { databaseUrl: writer.databaseUrl })
@@ -19,19 +20,26 @@ const editor = await reader.tokenFor('eddie', ['Editor'])
 /** What the test did to one talk. */
 interface Expected { exists: boolean, title: string, published: boolean, locked: boolean }
 
-/** What an anonymous caller and an editor see of the talk in `app`, as the oracle's fields. */
-async function seen (app: typeof writer, path: string): Promise<Expected | 'gone'> {
+/** What an anonymous caller and an editor see of the talk in `app`, read and searched for (kept objects, kept catalogue results). */
+interface Seen { read: Expected | 'gone', listed: string[], listedPublicly: boolean }
+
+async function seen (app: typeof writer, path: string): Promise<Seen> {
   const anonymous = await app.call('GET', path)
   const edited = await app.call('GET', path, undefined, editor)
-  if (edited.statusCode === 404) return 'gone'
+  const search = `/@search?path=${path}&path.depth=0`
+  const listed = (await app.call('GET', search, undefined, editor)).json().items.map((item: { title: string }) => item.title)
+  const listedPublicly = (await app.call('GET', search)).json().items_total === 1
+  if (edited.statusCode === 404) return { read: 'gone', listed, listedPublicly }
   if (edited.statusCode !== 200) throw new Error(`GET ${path} as an editor: ${edited.statusCode} ${edited.body}`)
   if (![200, 401].includes(anonymous.statusCode)) throw new Error(`GET ${path} anonymously: ${anonymous.statusCode} ${anonymous.body}`)
   const body = edited.json()
-  return { exists: true, title: body.title, published: anonymous.statusCode === 200, locked: body.lock.locked }
+  return { read: { exists: true, title: body.title, published: anonymous.statusCode === 200, locked: body.lock.locked }, listed, listedPublicly }
 }
 
-const agrees = (found: Expected | 'gone', expected: Expected): boolean =>
-  expected.exists ? found !== 'gone' && found.title === expected.title && found.published === expected.published && found.locked === expected.locked : found === 'gone'
+const agrees = ({ read, listed, listedPublicly }: Seen, expected: Expected): boolean => expected.exists
+  ? read !== 'gone' && read.title === expected.title && read.published === expected.published && read.locked === expected.locked &&
+    listed.length === 1 && listed[0] === expected.title && listedPublicly === expected.published
+  : read === 'gone' && listed.length === 0 && !listedPublicly
 
 /** Every change the writer makes is what the reader shows within a few seconds, and from then on. */
 async function converges (path: string, expected: Expected): Promise<void> {
@@ -125,10 +133,10 @@ t.test('while a process does not hear notifications, it keeps nothing', async t 
     "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")
   t.ok(rows[0].n >= 1, 'listening connections ended')
   await waitFor('the reader to notice', () => !reader.app.db.notifications.listening, 5_000)
-  t.same(await seen(reader, path), { exists: true, title: 'Heard', published: false, locked: false }, 'read while not listening')
+  t.same(await seen(reader, path), { read: { exists: true, title: 'Heard', published: false, locked: false }, listed: ['Heard'], listedPublicly: false }, 'read while not listening')
   await ok(await writer.call('PATCH', path, { title: 'Unheard' }, admin), 204, 'patch')
   const now = await seen(reader, path)
-  t.same(now, { exists: true, title: 'Unheard', published: false, locked: false }, 'the change shows at once: nothing was kept')
+  t.same(now, { read: { exists: true, title: 'Unheard', published: false, locked: false }, listed: ['Unheard'], listedPublicly: false }, 'the change shows at once: nothing was kept')
   await waitFor('the reader to listen again', () => reader.app.db.notifications.listening, 20_000)
   await converges(path, { exists: true, title: 'Unheard', published: false, locked: false })
 })
