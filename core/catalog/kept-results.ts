@@ -1,5 +1,6 @@
 import { othersOnly, type Notifications } from '../db/notifications.js'
 import type { Queryable } from '../db/db.js'
+import { Kept } from '../kept.js'
 
 /** What a query's matches add up to: `items_total`, and the facets asked for. */
 export interface Totals {
@@ -17,51 +18,6 @@ const MAX_TOTALS = 5_000
  * 400 pages of 25 summaries, a few MB. A page larger than this is not kept.
  */
 const MAX_PAGE_ROWS = 10_000
-
-/** Something kept: exact while no write happened (`generation`) and no object became effective or expired (`until`, ms). */
-interface Entry<T> { value: T, generation: number, until: number }
-
-/** Kept values of one kind, the least recently used first, within a budget of `size` units (exported for its test). */
-export class Kept<T> {
-  private readonly entries = new Map<string, Entry<T>>()
-  private used = 0
-
-  constructor (private readonly budget: number, private readonly size: (value: T) => number) {}
-
-  get (key: string, generation: number, now: number): T | undefined {
-    const kept = this.entries.get(key)
-    if (kept === undefined || kept.generation !== generation || now >= kept.until) return undefined
-    // Most recently used last.
-    this.entries.delete(key)
-    this.entries.set(key, kept)
-    return kept.value
-  }
-
-  set (key: string, entry: Entry<T>): void {
-    const size = this.size(entry.value)
-    if (size > this.budget) return
-    this.delete(key)
-    this.entries.set(key, entry)
-    this.used += size
-    for (const [oldest, { value }] of this.entries) {
-      if (this.used <= this.budget) break
-      this.entries.delete(oldest)
-      this.used -= this.size(value)
-    }
-  }
-
-  clear (): void {
-    this.entries.clear()
-    this.used = 0
-  }
-
-  private delete (key: string): void {
-    const kept = this.entries.get(key)
-    if (kept === undefined) return
-    this.entries.delete(key)
-    this.used -= this.size(kept.value)
-  }
-}
 
 /**
  * What catalogue queries found, kept for the next caller who asks the same:
@@ -84,7 +40,7 @@ export class Kept<T> {
  */
 export class KeptResults {
   private generation = 0
-  private readonly totalsKept = new Kept<Totals>(MAX_TOTALS, () => 1)
+  private readonly totalsKept = new Kept<Totals>(MAX_TOTALS)
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(MAX_PAGE_ROWS, rows => Math.max(1, rows.length))
   /** Until when (ms) the catalogue's effective/expiry state holds, for this generation. */
   private stable: { generation: number, until: number } | null = null
@@ -117,13 +73,13 @@ export class KeptResults {
 
   private async kept<T> (kind: Kept<T>, db: Queryable, key: string, now: Date, compute: () => Promise<T>): Promise<T> {
     if (!this.notifications.listening) return await compute()
-    const generation = this.generation
-    const kept = kind.get(key, generation, now.getTime())
+    const kept = kind.get(key, now.getTime())
     if (kept !== undefined) return kept
+    const generation = this.generation
     const until = await this.stableUntil(db, generation, now)
     const value = await compute()
     // A write heard while reading leaves the value unkept: it may predate the write.
-    if (generation === this.generation) kind.set(key, { value, generation, until })
+    if (generation === this.generation) kind.set(key, value, until)
     return value
   }
 

@@ -1,5 +1,6 @@
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { othersOnly, type Notifications } from '../db/notifications.js'
+import { Kept } from '../kept.js'
 import { LOCKS_CHANGED } from './locks.js'
 import type { Located } from './rows.js'
 
@@ -24,7 +25,7 @@ const MAX_ENTRIES = 2_000
  */
 export class KeptObjects {
   private generationNow = 0
-  private readonly entries = new Map<string, { located: Located, generation: number }>()
+  private readonly entries = new Kept<Located>(MAX_ENTRIES)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
@@ -45,12 +46,7 @@ export class KeptObjects {
   }
 
   get (path: string): Located | undefined {
-    const kept = this.entries.get(path)
-    if (kept === undefined || kept.generation !== this.generationNow) return undefined
-    // Most recently read last.
-    this.entries.delete(path)
-    this.entries.set(path, kept)
-    return kept.located
+    return this.entries.get(path)
   }
 
   /** Keeps what a read that started in `generation` found at `path`, unless a write was heard since or the object is locked. */
@@ -59,7 +55,6 @@ export class KeptObjects {
     // Shared by every request that reads it from now on: a change of it would be a bug (it throws, in strict mode).
     for (const row of located.lineage) Object.freeze(Object.freeze(row).data)
     Object.freeze(located.lineage)
-    this.entries.set(path, { located: Object.freeze(located), generation })
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
+    this.entries.set(path, Object.freeze(located))
   }
 }

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { Kept } from '../../core/catalog/kept-results.js'
+import { Kept } from '../../core/kept.js'
 
 /**
- * What the catalogue keeps stays within its budget, and the least recently
+ * What a process keeps stays within its budget, and the least recently
  * used goes first: Kept against a list that does the same the slow way.
  */
 type Op = { kind: 'set', key: string, size: number } | { kind: 'get', key: string }
@@ -21,27 +21,29 @@ t.test('within the budget, the least recently used first', async t => {
     let model: Array<[string, number]> = []
     for (const step of steps) {
       if (step.kind === 'get') {
-        const found = kept.get(step.key, 0, 0)
+        const found = kept.get(step.key)
         const i = model.findIndex(([key]) => key === step.key)
         if (found !== (i < 0 ? undefined : model[i][1])) return false
         if (i >= 0) model = [...model.slice(0, i), ...model.slice(i + 1), model[i]]
         continue
       }
-      kept.set(step.key, { value: step.size, generation: 0, until: Infinity })
+      kept.set(step.key, step.size)
       if (step.size > budget) continue
       model = [...model.filter(([key]) => key !== step.key), [step.key, step.size]]
       while (model.reduce((sum, [, size]) => sum + size, 0) > budget) model.shift()
     }
     // Everything the model holds is kept, and nothing else.
-    return ['a', 'b', 'c', 'd', 'e', '__proto__'].every(key => kept.get(key, 0, 0) === model.find(([k]) => k === key)?.[1])
+    return ['a', 'b', 'c', 'd', 'e', '__proto__'].every(key => kept.get(key) === model.find(([k]) => k === key)?.[1])
   }), { numRuns: 500 })
   t.pass('Kept agreed with the model')
 })
 
-t.test('a value of another generation, or past its time, is not found', async t => {
-  const kept = new Kept<string>(10, () => 1)
-  kept.set('q', { value: 'rows', generation: 3, until: 1000 })
-  t.equal(kept.get('q', 3, 999), 'rows')
-  t.equal(kept.get('q', 4, 999), undefined, 'after a write')
-  t.equal(kept.get('q', 3, 1000), undefined, 'at the moment an object becomes effective or expires')
+t.test('a value kept before a write, or past its time, is not found', async t => {
+  const kept = new Kept<string>(10)
+  kept.set('q', 'rows', 1000)
+  t.equal(kept.get('q', 999), 'rows')
+  kept.clear()
+  t.equal(kept.get('q', 999), undefined, 'after a write')
+  kept.set('q', 'rows', 1000)
+  t.equal(kept.get('q', 1000), undefined, 'at the moment an object becomes effective or expires')
 })
