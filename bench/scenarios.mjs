@@ -38,6 +38,19 @@ function rotating (method, paths, headers = {}) {
   }
 }
 
+/** A folder listing's first or later page, full: 25 items. */
+const aFullPage = body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
+
+/** PATCHes of the talks' descriptions, one talk after the other, as the admin. */
+function patchTalks (ctx, label) {
+  let n = 0
+  return {
+    method: 'PATCH',
+    headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
+    setupRequest: request => ({ ...request, path: ctx.talks[n % ctx.talks.length], body: JSON.stringify({ description: `${label} ${ctx.job}-${n++}` }) })
+  }
+}
+
 /** A POST of a new, unique talk to /talks. */
 function createTalk (ctx, token) {
   let n = 0
@@ -153,7 +166,7 @@ export const SCENARIOS = [
     scaled: true,
     plan: () => ({
       requests: [{ method: 'GET', path: '/talks', headers: { accept: 'application/json' } }],
-      check: body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
+      check: aFullPage
     })
   },
   {
@@ -166,7 +179,7 @@ export const SCENARIOS = [
     scaled: true,
     plan: () => ({
       requests: [rotating('GET', Array.from({ length: FOLDER_OFFSETS }, (_, i) => `/talks?b_start=${i}`))],
-      check: body => body.items?.length === 25 ? null : `listed ${body.items?.length} items, not 25`
+      check: aFullPage
     })
   },
   fieldSearch('search-date-asc', '@search portal_type, sort_on=Date', 'portal_type=talk&sort_on=Date'),
@@ -208,16 +221,19 @@ export const SCENARIOS = [
     group: 'write',
     scaled: true,
     settings: CATALOGUE,
-    plan: ctx => {
-      let n = 0
-      return {
-        requests: [{
-          method: 'PATCH',
-          headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
-          setupRequest: request => ({ ...request, path: ctx.talks[n % ctx.talks.length], body: JSON.stringify({ description: `Edited ${ctx.job}-${n++}` }) })
-        }]
-      }
-    }
+    plan: ctx => ({ requests: [patchTalks(ctx, 'Edited')] })
+  },
+  {
+    id: 'get-folder-editing',
+    title: 'GET /talks (25 items) while an editor PATCHes talks: every write drops what is kept',
+    group: 'read',
+    scaled: true,
+    settings: CATALOGUE,
+    plan: ctx => ({
+      requests: [rotating('GET', ['/talks'])],
+      check: aFullPage,
+      background: { connections: 1, requests: [patchTalks(ctx, 'Edited while listed')] }
+    })
   },
   {
     id: 'login-flood',

@@ -1,15 +1,28 @@
 /** A value kept, until `until` (ms; Infinity when only a write can end it). */
 interface Entry<T> { value: T, until: number }
 
+/** What a read found: its value, until when it holds (ms; Infinity when only a write can end it), and whether it may be kept beyond the callers waiting for it. */
+export interface Found<T> { value: T, until?: number, keep?: boolean }
+
+/** A read under way: the callers that ask for the same key meanwhile wait for it. */
+type Reading<T> = Promise<Required<Found<T>>>
+
 /**
  * What a process keeps of what it read (core/catalog/kept-results.ts,
  * core/content/kept-objects.ts): the least recently used first, within a
  * budget of `size` units. A value larger than the budget is not kept. Its
- * owner clears it at every write it hears of, and keeps nothing a read found
- * if a write was heard while it read.
+ * owner clears it at every write it hears of.
+ *
+ * A crowd asks the same at once: after every write, every reader of a
+ * popular page misses it together. `read` sends its statement once: callers
+ * that ask for a key while a read of it is under way wait for that read
+ * (Varnish's request coalescing, for one process). A write ends the sharing
+ * too: after `clear`, nobody joins a read that began before it, and what such
+ * a read finds is given to its callers but not kept (it may predate the write).
  */
 export class Kept<T> {
   private readonly entries = new Map<string, Entry<T>>()
+  private readonly reading = new Map<string, Reading<T>>()
   private used = 0
 
   constructor (private readonly budget: number, private readonly size: (value: T) => number = () => 1) {}
@@ -22,6 +35,33 @@ export class Kept<T> {
     this.entries.delete(key)
     this.entries.set(key, kept)
     return kept.value
+  }
+
+  /**
+   * The value of `key` at `now` (ms): kept, or found by the read of it under
+   * way when that holds at `now`, or else read by `read` (which the callers
+   * asking meanwhile then wait for) and kept if it may be and no write was
+   * heard while it ran. A read that fails fails for its waiting callers too, and nothing is kept.
+   */
+  async read (key: string, now: number, read: () => Promise<Found<T>>): Promise<T> {
+    const kept = this.get(key, now)
+    if (kept !== undefined) return kept
+    const underWay = this.reading.get(key)
+    if (underWay !== undefined) {
+      const found = await underWay
+      // Rare: an object became effective or expired between the read's "now" and this caller's.
+      return now < found.until ? found.value : await this.read(key, now, read)
+    }
+    const reading: Reading<T> = read().then(({ value, until = Infinity, keep = true }) => ({ value, until, keep }))
+    this.reading.set(key, reading)
+    try {
+      const found = await reading
+      // Still registered: no write was heard since the read began (`clear` forgets every read under way).
+      if (this.reading.get(key) === reading && found.keep) this.set(key, found.value, found.until)
+      return found.value
+    } finally {
+      if (this.reading.get(key) === reading) this.reading.delete(key)
+    }
   }
 
   set (key: string, value: T, until = Infinity): void {
@@ -37,8 +77,10 @@ export class Kept<T> {
     }
   }
 
+  /** A write: nothing kept holds, and no read under way may be joined or kept. */
   clear (): void {
     this.entries.clear()
+    this.reading.clear()
     this.used = 0
   }
 

@@ -30,31 +30,33 @@ const MAX_PAGE_ROWS = 10_000
  *   caller could have seen;
  * - the effective-date filter depends on "now": a result is kept only until
  *   the next moment an object becomes effective or expires (one indexed
- *   look-up per generation of the catalogue);
+ *   look-up after each write);
  * - while notifications are not heard (the listening connection is lost),
  *   nothing is kept.
+ * Callers who ask the same while it is being read wait for that read (core/kept.ts):
+ * after a write, the crowd reading a popular listing sends its page and its
+ * count once, not once each.
  * Two kinds are kept: a query's totals (`items_total` and facets: counting is
  * O(matches), 100 ms at 100,000 talks, while a page is a few rows of an
  * index), shared by all its pages, and the pages themselves (frozen: every
  * caller who asks the same reads the same rows).
  */
 export class KeptResults {
-  private generation = 0
   private readonly totalsKept = new Kept<Totals>(MAX_TOTALS)
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(MAX_PAGE_ROWS, rows => Math.max(1, rows.length))
-  /** Until when (ms) the catalogue's effective/expiry state holds, for this generation. */
-  private stable: { generation: number, until: number } | null = null
+  /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
+  private readonly stable = new Kept<number>(1)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
     notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, () => { this.changed() }))
   }
 
-  /** A catalogue write: everything kept is stale. */
+  /** A catalogue write: everything kept is stale, and so is every read under way. */
   changed (): void {
-    this.generation++
     this.totalsKept.clear()
     this.pagesKept.clear()
+    this.stable.clear()
   }
 
   /** The totals of the query `key`, computed by `compute` unless kept ones are still exact at `now`. */
@@ -71,26 +73,23 @@ export class KeptResults {
     })
   }
 
+  /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */
   private async kept<T> (kind: Kept<T>, db: Queryable, key: string, now: Date, compute: () => Promise<T>): Promise<T> {
     if (!this.notifications.listening) return await compute()
-    const kept = kind.get(key, now.getTime())
-    if (kept !== undefined) return kept
-    const generation = this.generation
-    const until = await this.stableUntil(db, generation, now)
-    const value = await compute()
-    // A write heard while reading leaves the value unkept: it may predate the write.
-    if (generation === this.generation) kind.set(key, value, until)
-    return value
+    return await kind.read(key, now.getTime(), async () => {
+      const until = await this.stableUntil(db, now)
+      return { value: await compute(), until }
+    })
   }
 
   /** The next moment an object becomes effective or expires, after `now` (ms; Infinity when none will). */
-  private async stableUntil (db: Queryable, generation: number, now: Date): Promise<number> {
-    if (this.stable !== null && this.stable.generation === generation && now.getTime() < this.stable.until) return this.stable.until
-    const { rows: [next] } = await db.query<{ at: Date | null }>(`SELECT least(
-      (SELECT min("effective") FROM catalog WHERE "effective" > $1),
-      (SELECT min("expires") FROM catalog WHERE "expires" > $1)) AS at`, [now])
-    const until = next.at === null ? Infinity : new Date(next.at).getTime()
-    if (generation === this.generation) this.stable = { generation, until }
-    return until
+  private async stableUntil (db: Queryable, now: Date): Promise<number> {
+    return await this.stable.read('', now.getTime(), async () => {
+      const { rows: [next] } = await db.query<{ at: Date | null }>(`SELECT least(
+        (SELECT min("effective") FROM catalog WHERE "effective" > $1),
+        (SELECT min("expires") FROM catalog WHERE "expires" > $1)) AS at`, [now])
+      const until = next.at === null ? Infinity : new Date(next.at).getTime()
+      return { value: until, until }
+    })
   }
 }

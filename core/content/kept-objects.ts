@@ -2,7 +2,7 @@ import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { othersOnly, type Notifications } from '../db/notifications.js'
 import { Kept } from '../kept.js'
 import { LOCKS_CHANGED } from './locks.js'
-import type { Located } from './rows.js'
+import type { Located, Traversal } from './rows.js'
 
 /** Objects kept (the least recently read go first): a few thousand rows and their lineages, some MB. */
 const MAX_ENTRIES = 2_000
@@ -12,7 +12,7 @@ const MAX_ENTRIES = 2_000
  * them (GET and HEAD): a page of Plone's is served from the object cache of
  * its ZODB connection, invalidated by every commit; so are these, which saves
  * a read of one object its only statement and a folder listing one of two.
- * They stay exact as the catalogue's kept totals do (core/catalog/counts.ts):
+ * They stay exact as the catalogue's kept results do (core/catalog/kept-results.ts):
  * - every content write makes them all stale — this process's at once
  *   (`changed`; the echo of its notification is then ignored), other
  *   processes' through the notification the write sends in its transaction;
@@ -21,11 +21,12 @@ const MAX_ENTRIES = 2_000
  *   write announces;
  * - while notifications are not heard, nothing is kept (losing the listening
  *   connection is heard as a change of everything).
+ * Requests that traverse to the same path while it is being read wait for
+ * that read (core/kept.ts).
  * A write never starts from a kept object: it reads the object as it is now.
  */
 export class KeptObjects {
-  private generationNow = 0
-  private readonly entries = new Kept<Located>(MAX_ENTRIES)
+  private readonly entries = new Kept<Traversal<Located>>(MAX_ENTRIES)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
@@ -36,25 +37,25 @@ export class KeptObjects {
 
   /** What was kept may be stale: a write happened (a lost listening connection is heard as one). */
   changed (): void {
-    this.generationNow++
     this.entries.clear()
   }
 
-  /** The generation a read starts in: what it finds is kept only if no write was heard before it ended. */
-  get generation (): number {
-    return this.generationNow
-  }
-
-  get (path: string): Located | undefined {
-    return this.entries.get(path)
-  }
-
-  /** Keeps what a read that started in `generation` found at `path`, unless a write was heard since or the object is locked. */
-  remember (path: string, generation: number, located: Located): void {
-    if (generation !== this.generationNow || located.lock !== null || !this.notifications.listening) return
-    // Shared by every request that reads it from now on: a change of it would be a bug (it throws, in strict mode).
-    for (const row of located.lineage) Object.freeze(Object.freeze(row).data)
-    Object.freeze(located.lineage)
-    this.entries.set(path, Object.freeze(located))
+  /**
+   * What traversal finds at `path`: kept, or read by `locate` once for every
+   * caller asking meanwhile (core/kept.ts); kept when an object was found, has
+   * no live lock, and no write was heard while it was read.
+   */
+  async read (path: string, locate: () => Promise<Traversal<Located>>): Promise<Traversal<Located>> {
+    if (!this.notifications.listening) return await locate()
+    return await this.entries.read(path, 0, async () => {
+      const traversal = await locate()
+      const { found } = traversal
+      if (found === null || found.lock !== null) return { value: traversal, keep: false }
+      // Shared by every request that reads it from now on: a change of it would be a bug (it throws, in strict mode).
+      for (const row of found.lineage) Object.freeze(Object.freeze(row).data)
+      Object.freeze(found.lineage)
+      Object.freeze(found)
+      return { value: Object.freeze(traversal) }
+    })
   }
 }

@@ -29,6 +29,9 @@ export interface Located {
   lock?: LockRow | null
 }
 
+/** What traversal found: the object, or null and the nearest existing ancestor's lineage. */
+export interface Traversal<T extends Located> { found: T | null, nearest: ContentRow[] }
+
 /** The object with `changes` made to its row, in itself and as the last of its lineage. */
 export function withChanges (located: Located, changes: Partial<ContentRow>): Located {
   const obj = { ...located.obj, ...changes }

@@ -12,7 +12,9 @@ import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
-import { CONTENT_COLUMNS as COLUMNS, idFromTitle, withChanges, type ContentRow, type HistoryEntry, type Located } from './rows.js'
+import { CONTENT_COLUMNS as COLUMNS, idFromTitle, withChanges, type ContentRow, type HistoryEntry, type Located, type Traversal } from './rows.js'
+
+export type { Traversal } from './rows.js'
 import { pathParents } from './paths.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
@@ -102,9 +104,6 @@ export interface IndexOperations {
   /** Sends the pending operations of these objects; never throws (what fails stays in the outbox). */
   deliver: (uids: string[]) => Promise<void>
 }
-
-/** What traversal found: the object, or null and the nearest existing ancestor's lineage. */
-export interface Traversal<T extends Located> { found: T | null, nearest: ContentRow[] }
 
 /** A folder as a create in it reads it: with the position its new object takes (one create per read; an import's first of its consecutive ones). */
 export type Folder = Located & { nextPosition: number }
@@ -250,14 +249,7 @@ export class ContentStore {
    * object as kept since the last write, when it is (`keepReads`).
    */
   async locateForReading (path: string): Promise<Traversal<Located>> {
-    const kept = this.kept
-    if (kept === null) return await this.locate(path)
-    const found = kept.get(path)
-    if (found !== undefined) return { found, nearest: found.lineage }
-    const generation = kept.generation
-    const traversal = await this.locate(path)
-    if (traversal.found !== null) kept.remember(path, generation, traversal.found)
-    return traversal
+    return this.kept === null ? await this.locate(path) : await this.kept.read(path, async () => await this.locate(path))
   }
 
   /**

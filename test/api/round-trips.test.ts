@@ -55,6 +55,15 @@ t.test('statements per request', async t => {
   t.equal(changed.json().description, 'Changed')
   t.equal(afterWrite.length, 1, `GET one talk right after a write: traversal with the lock (${afterWrite.join(' | ')})`)
   t.equal((await statements(async () => await call('GET', '/talks/talk-1'), 200)).length, 0, 'and then kept again')
+  // A crowd right after a write: ten callers of the same listing at once send its statements once, not once each.
+  t.equal((await call('PATCH', '/talks/talk-3', { description: 'Changed again' }, admin)).statusCode, 204)
+  const crowd: string[] = []
+  const listings = await requestContext.run(crowd, async () => await Promise.all(Array.from({ length: 10 },
+    async () => await call('GET', '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5', undefined, admin))))
+  t.same(listings.map(r => r.statusCode), Array(10).fill(200))
+  t.same(new Set(listings.map(r => r.body)).size, 1, 'and every caller got the same answer')
+  const sentByCrowd = crowd.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60))
+  t.equal(sentByCrowd.length, 4, `ten @search callers right after a write: traversal, the effective/expiry look-up, the page, the count, once (${sentByCrowd.join(' | ')})`)
   // A locked object is never kept: its lock ends with time, which no write announces.
   const { token: lockToken } = (await call('POST', '/talks/talk-1/@lock', {}, admin)).json()
   t.type(lockToken, 'string')
