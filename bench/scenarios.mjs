@@ -225,7 +225,7 @@ export const SCENARIOS = [
   },
   {
     id: 'get-folder-editing',
-    title: 'GET /talks (25 items) while an editor PATCHes talks: every write drops what is kept',
+    title: 'GET /talks (25 items) while an editor PATCHes talks (each write drops the pages kept)',
     group: 'read',
     scaled: true,
     settings: CATALOGUE,

@@ -84,6 +84,16 @@ export class Kept<T> {
     this.used = 0
   }
 
+  /**
+   * A write that changed only what the values `affected` tells depend on:
+   * those are no longer kept, the others still hold. No read under way may be
+   * joined or kept after it (what it will find is not known yet).
+   */
+  clearWhere (affected: (value: T) => boolean): void {
+    for (const [key, kept] of [...this.entries]) if (affected(kept.value)) this.delete(key)
+    this.reading.clear()
+  }
+
   private delete (key: string): void {
     const kept = this.entries.get(key)
     if (kept === undefined) return

@@ -93,6 +93,18 @@ export class Catalog {
     return { title: searchableWords(text.title), rest: searchableWords(text.rest) }
   }
 
+  /**
+   * The catalogue columns whose values differ between two states of one
+   * object (`searchable` for its words): what an update of it changed in its
+   * catalogue row, which kept totals of queries on other columns survive.
+   */
+  changedColumns (type: ContentType, before: IndexableObject, after: IndexableObject): string[] {
+    const changed = this.indexes.filter(index => !same(index.value(before), index.value(after))).map(index => index.name)
+    // The words come from these fields' values alone (`searchableText`): comparing the values spares folding them, and rich text's markup, twice.
+    if (['title', ...type.searchableFields].some(name => !same(before.data[name], after.data[name]))) changed.push('searchable')
+    return changed
+  }
+
   async index (tx: Queryable, type: ContentType, obj: IndexableObject): Promise<void> {
     const text = this.searchableText(type, obj.data)
     const values = this.indexes.map(index => index.value(obj) ?? null)
@@ -147,6 +159,18 @@ export class Catalog {
   private onConflict (): string {
     return `ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${this.indexes.map(column).map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
   }
+}
+
+/**
+ * Whether two values of an index (or of a field) are the same: equal texts,
+ * numbers, flags and dates, lists of such with the same items in order. Any
+ * other pair of distinct objects counts as different: a change is then
+ * reported that did not happen, never the other way round.
+ */
+function same (a: unknown, b: unknown): boolean {
+  if ((a ?? null) === (b ?? null)) return true
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime()
+  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => same(item, b[i]))
 }
 
 /**

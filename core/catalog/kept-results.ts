@@ -42,26 +42,40 @@ const MAX_PAGE_ROWS = 10_000
  * caller who asks the same reads the same rows).
  */
 export class KeptResults {
-  private readonly totalsKept = new Kept<Totals>(MAX_TOTALS)
+  private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(MAX_TOTALS)
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(MAX_PAGE_ROWS, rows => Math.max(1, rows.length))
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(1)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
-    notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, () => { this.changed() }))
+    notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, columns => { this.changed(columns) }))
   }
 
-  /** A catalogue write: everything kept is stale, and so is every read under way. */
-  changed (): void {
-    this.totalsKept.clear()
+  /**
+   * A catalogue write: every page kept is stale, and so is every read under
+   * way. When the write says which columns it changed (an object's update),
+   * the totals of queries that neither filter nor count facets on any of them
+   * still hold: an edited description moves no object in or out of a listing.
+   */
+  changed (columns?: readonly string[]): void {
     this.pagesKept.clear()
-    this.stable.clear()
+    if (columns === undefined) {
+      this.totalsKept.clear()
+      this.stable.clear()
+      return
+    }
+    this.totalsKept.clearWhere(({ dependsOn }) => columns.some(column => dependsOn.includes(column)))
+    if (columns.includes('effective') || columns.includes('expires')) this.stable.clear()
   }
 
-  /** The totals of the query `key`, computed by `compute` unless kept ones are still exact at `now`. */
-  async totals (db: Queryable, key: string, now: Date, compute: () => Promise<Totals>): Promise<Totals> {
-    return await this.kept(this.totalsKept, db, key, now, compute)
+  /**
+   * The totals of the query `key`, computed by `compute` unless kept ones are
+   * still exact at `now`. `dependsOn`: the catalogue columns its matches and
+   * facets are decided by (a write that changes none of them leaves them kept).
+   */
+  async totals (db: Queryable, key: string, dependsOn: readonly string[], now: Date, compute: () => Promise<Totals>): Promise<Totals> {
+    return (await this.kept(this.totalsKept, db, key, now, async () => ({ totals: await compute(), dependsOn }))).totals
   }
 
   /** The rows of the page `key`, read by `read` unless kept ones are still exact at `now`; frozen either way. */

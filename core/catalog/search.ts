@@ -73,6 +73,23 @@ export const RANKED_CANDIDATES = 250
 /** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
 const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', uuid: 'uuid' }
 
+/** The catalogue columns the security and effective-date clause reads (`CatalogSearch.accessClause`). */
+const accessColumns = (access: Access): string[] => [
+  'allowedRolesAndUsers',
+  ...access.showInactive ? [] : ['effective', 'expires'],
+  ...access.showInactiveOf === undefined ? [] : ['Creator']
+]
+
+/** The catalogue columns a criterion's clause reads (`CatalogSearch.clause`; full text reads the `searchable` words). */
+function criterionColumns (criterion: Criterion): string[] {
+  switch (criterion.kind) {
+    case 'nothing': return []
+    case 'fullText': return ['searchable']
+    case 'path': return ['path_parents', 'path_depth']
+    default: return [criterion.index.name]
+  }
+}
+
 /**
  * The catalogue's query side: a query rendered to one parameterised SQL
  * statement over the catalog table, always with the security filter and
@@ -133,12 +150,18 @@ export class CatalogSearch {
     return rows.map(r => r.uid)
   }
 
-  /** WHERE clauses and their parameters, and the full-text rank when there is full text. */
-  private where (query: Query, params: unknown[], now: Date): { clauses: string[], rank: string | null } {
+  /**
+   * WHERE clauses and their parameters, the full-text rank when there is full
+   * text, and the catalogue columns the clauses read (what decides which
+   * objects match: a write that changes none of them moves none in or out).
+   */
+  private where (query: Query, params: unknown[], now: Date): { clauses: string[], rank: string | null, columns: string[] } {
     const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
     const clauses: string[] = [this.accessClause(query, p, now)]
+    const columns = accessColumns(query)
     let rank: string | null = null
     for (const criterion of query.criteria) {
+      columns.push(...criterionColumns(criterion))
       if (criterion.kind === 'fullText') {
         const tsquery = renderTsquery(criterion.text)
         if (tsquery === null) { clauses.push('false'); continue }
@@ -149,7 +172,7 @@ export class CatalogSearch {
       }
       clauses.push(...this.clause(criterion, p))
     }
-    return { clauses, rank }
+    return { clauses, rank, columns }
   }
 
   private clause (criterion: Exclude<Criterion, { kind: 'fullText' }>, p: (value: unknown) => string): string[] {
@@ -233,7 +256,7 @@ export class CatalogSearch {
   async search (db: Queryable, query: Query, columns?: string[]): Promise<CatalogResult> {
     const now = new Date()
     const params: unknown[] = []
-    const { clauses, rank } = this.where(query, params, now)
+    const { clauses, rank, columns: filtered } = this.where(query, params, now)
     const where = clauses.join(' AND ')
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
     const metadata = this.metadataColumns(columns)
@@ -251,7 +274,8 @@ export class CatalogSearch {
       total: Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM catalog WHERE ${where}`, params)).rows[0].n),
       ...(query.facets !== undefined ? { facets: await this.facets(db, query.facets, where, params) } : {})
     })
-    const totals = this.kept === undefined ? await compute() : await this.kept.totals(db, keyOf(where, query.facets?.map(f => f.name)), now, compute)
+    const dependsOn = [...filtered, ...query.facets?.map(facet => facet.name) ?? []]
+    const totals = this.kept === undefined ? await compute() : await this.kept.totals(db, keyOf(where, query.facets?.map(f => f.name)), dependsOn, now, compute)
     const total = query.sortLimit !== undefined ? Math.min(totals.total, query.sortLimit) : totals.total
     return { total, rows, ...(totals.facets !== undefined ? { facets: totals.facets } : {}) }
   }

@@ -130,7 +130,7 @@ export interface Write {
  */
 export class ContentStore {
   private indexOperations: IndexOperations | null = null
-  private readonly catalogListeners: Array<() => void> = []
+  private readonly catalogListeners: Array<(columns?: readonly string[]) => void> = []
   private kept: KeptObjects | null = null
   /**
    * The key of this process's catalogue notifications: its own writes are
@@ -144,9 +144,10 @@ export class ContentStore {
   /**
    * Called after every committed write that changed the catalogue, before the
    * request answers (what this process keeps of the catalogue is stale then;
-   * other processes hear of it through a notification sent in the write).
+   * other processes hear of it through a notification sent in the write), with
+   * the catalogue columns it changed when it knows them (an update of one object).
    */
-  onCatalogChange (listener: () => void): void {
+  onCatalogChange (listener: (columns?: readonly string[]) => void): void {
     this.catalogListeners.push(listener)
   }
 
@@ -442,10 +443,12 @@ export class ContentStore {
       const modified = new Date(Math.max(Date.now(), current.obj.modified.getTime() + 1))
       const obj: ContentRow = { ...current.obj, ...changes, modified }
       const next: Located = { obj, lineage: [...current.lineage.slice(0, -1), obj], type: current.type }
+      // What the update changes in the object's catalogue row (nothing for the site root, which has none).
+      const columns = next.obj.path === '/' ? [] : this.catalog.changedColumns(next.type, indexableOf(current), indexableOf(next))
       const written = await this.writeOne(next, p => `UPDATE content SET data = ${p(JSON.stringify(obj.data))}, review_state = ${p(obj.review_state)}, modified = ${p(modified)}
         WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} RETURNING uid`,
       // The history entry's time is the change's: the history and `modified` agree.
-      { write, history: history !== undefined ? { ...history, time: modified } : undefined })
+      { write, history: history !== undefined ? { ...history, time: modified } : undefined, columns })
       if (written) return next
       const { found } = await this.locate(located.obj.path)
       if (found === null || found.obj.uid !== located.obj.uid) throw NotFound(located.obj.path, `${located.obj.path} was deleted while the request ran.`)
@@ -458,15 +461,15 @@ export class ContentStore {
    * One write of one object as one statement: the row's change (`changed`,
    * returning its uid when it changed something), its history entry, its
    * images, its catalogue row, its index operation and the notification that
-   * the catalogue changed — all or nothing, one round trip. After it, as
+   * the catalogue changed (which `columns` of it, when known) — all or nothing, one round trip. After it, as
    * every write: this process's listeners, and the delivery of the operation.
    */
-  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string, extras: { write?: CheckedWrite, history?: HistoryEntry }): Promise<boolean> {
+  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string, extras: { write?: CheckedWrite, history?: HistoryEntry, columns?: readonly string[] }): Promise<boolean> {
     const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
     const statement = new Statement()
     const { p } = statement
     statement.with('changed', changed(p))
-    const { history, write } = extras
+    const { history, write, columns } = extras
     if (history !== undefined) {
       statement.with('history', `INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
         SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
@@ -481,9 +484,9 @@ export class ContentStore {
     if (result.obj.path !== '/') statement.with('catalogued', this.catalog.upsertFrom('changed', p, result.type, indexableOf(result)))
     if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
     // A write's text depends on its shape only (which parts it has), never on its values.
-    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED, this.writerId)} FROM changed`), statement.params, PREPARED)
+    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED, this.writerId, columns)} FROM changed`), statement.params, PREPARED)
     if (rows.length === 0) return false
-    for (const listener of this.catalogListeners) listener()
+    for (const listener of this.catalogListeners) listener(columns)
     if (operations !== null) await operations.deliver([result.obj.uid])
     return true
   }

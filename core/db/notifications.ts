@@ -12,8 +12,12 @@ import type { Queryable } from './queryable.js'
  */
 export const CHANNEL = 'talks_changes'
 
-/** `key` null: anything of the topic may have changed (a listening connection was lost and is back). */
-export type ChangeListener = (key: string | null) => void
+/**
+ * `key` null: anything of the topic may have changed (a listening connection was lost and is back).
+ * `parts`: which parts of what `key` names changed, when its sender said (the catalogue columns a
+ * write changed); absent, any may have.
+ */
+export type ChangeListener = (key: string | null, parts?: readonly string[]) => void
 
 export interface Notifications {
   /** Tells every process, this one included, that `key` of `topic` changed; inside a transaction, at its commit. */
@@ -34,14 +38,21 @@ export interface Notifications {
  * committed; their echo is skipped). A change without a key — a lost
  * listening connection among them — is everybody's.
  */
-export const othersOnly = (own: string | undefined, changed: () => void): ChangeListener => key => {
-  if (key === null || key !== own) changed()
+export const othersOnly = (own: string | undefined, changed: (parts?: readonly string[]) => void): ChangeListener => (key, parts) => {
+  if (key === null) changed()
+  else if (key !== own) changed(parts)
 }
 
-const encode = (topic: string, key: string | undefined): string => JSON.stringify([topic, key ?? null])
+const encode = (topic: string, key: string | undefined, parts?: readonly string[]): string =>
+  JSON.stringify(parts === undefined ? [topic, key ?? null] : [topic, key ?? null, parts])
 
-/** The notification as an SQL expression, for a statement that notifies as part of its work. */
-export const notification = (p: (value: unknown) => string, topic: string, key?: string): string => `pg_notify(${p(CHANNEL)}, ${p(encode(topic, key))})`
+/** The notification as an SQL expression, for a statement that notifies as part of its work (and says which `parts` it changed, when it knows). */
+export const notification = (p: (value: unknown) => string, topic: string, key?: string, parts?: readonly string[]): string =>
+  `pg_notify(${p(CHANNEL)}, ${p(encode(topic, key, parts))})`
+
+/** The parts a message names, when it names a list of them: anything else (a sender of an older version) means any part. */
+const partsOf = (value: unknown): readonly string[] | undefined =>
+  Array.isArray(value) && value.every(part => typeof part === 'string') ? value : undefined
 
 /** The listeners of each topic, and the dispatch of one message to them. */
 class Listeners {
@@ -52,13 +63,14 @@ class Listeners {
   }
 
   dispatch (payload: string | undefined): void {
-    let topic: unknown, key: unknown
+    let topic: unknown, key: unknown, parts: unknown
     try {
-      [topic, key] = JSON.parse(payload ?? '') as [unknown, unknown]
+      [topic, key, parts] = JSON.parse(payload ?? '') as [unknown, unknown, unknown]
     } catch {
       return // not ours
     }
-    for (const listener of this.byTopic.get(String(topic)) ?? []) listener(typeof key === 'string' ? key : null)
+    // A message without a key names no parts: anything of the topic may have changed.
+    for (const listener of this.byTopic.get(String(topic)) ?? []) listener(typeof key === 'string' ? key : null, typeof key === 'string' ? partsOf(parts) : undefined)
   }
 
   /** Everything may have changed. */

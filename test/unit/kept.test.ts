@@ -181,3 +181,25 @@ t.test('a caller whose "now" is past what the shared read holds until reads for 
   t.equal(await late, 'at 150', 'an object became effective at 100: the later caller does not get the earlier answer')
   t.equal(reads, 2)
 })
+
+t.test('a write that changes some columns: the values that depend on them go, the others stay, no read under way is joined', async t => {
+  const kept = new Kept<{ dependsOn: string[] }>(10)
+  const byType = { dependsOn: ['portal_type'] }
+  const byText = { dependsOn: ['searchable', 'portal_type'] }
+  kept.set('by type', byType)
+  kept.set('by text', byText)
+  let finish: (value: { dependsOn: string[] }) => void = () => {}
+  let reads = 0
+  const read = async (): Promise<{ value: { dependsOn: string[] } }> => { reads++; return { value: await new Promise(resolve => { finish = resolve }) } }
+  const underWay = kept.read('by room', 0, read)
+  await turn()
+  kept.clearWhere(value => value.dependsOn.includes('searchable'))
+  t.equal(kept.get('by type'), byType, 'a value that does not depend on what changed stays')
+  t.equal(kept.get('by text'), undefined, 'a value that depends on it goes')
+  const later = kept.read('by room', 0, async () => ({ value: { dependsOn: ['room'] } }))
+  t.same(await later, { dependsOn: ['room'] }, 'a caller after the write does not wait for the read that began before it')
+  finish({ dependsOn: ['room', 'stale'] })
+  t.same(await underWay, { dependsOn: ['room', 'stale'] })
+  t.same(kept.get('by room'), { dependsOn: ['room'] }, 'what the older read found is not kept')
+  t.equal(reads, 1)
+})
