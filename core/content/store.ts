@@ -13,8 +13,6 @@ import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
 import { CONTENT_COLUMNS as COLUMNS, idFromTitle, withChanges, type ContentRow, type HistoryEntry, type Located, type Traversal } from './rows.js'
-
-export type { Traversal } from './rows.js'
 import { pathParents } from './paths.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
