@@ -90,7 +90,8 @@ export class Kept<T> {
    * joined or kept after it (what it will find is not known yet).
    */
   clearWhere (affected: (value: T) => boolean): void {
-    for (const [key, kept] of [...this.entries]) if (affected(kept.value)) this.delete(key)
+    // Deleting while iterating a Map visits every remaining entry once.
+    for (const [key, kept] of this.entries) if (affected(kept.value)) this.delete(key)
     this.reading.clear()
   }
 

@@ -19,6 +19,9 @@ const MAX_TOTALS = 5_000
  */
 const MAX_PAGE_ROWS = 10_000
 
+/** The columns the next moment an object becomes effective or expires is read from (`stableUntil`). */
+const STABLE_DEPENDS_ON = ['effective', 'expires']
+
 /**
  * What catalogue queries found, kept for the next caller who asks the same:
  * ZCatalog's results stay in Plone's caches keyed by the catalogue's counter,
@@ -59,14 +62,10 @@ export class KeptResults {
    * still hold: an edited description moves no object in or out of a listing.
    */
   changed (columns?: readonly string[]): void {
+    const affects = (dependsOn: readonly string[]): boolean => columns === undefined || columns.some(column => dependsOn.includes(column))
     this.pagesKept.clear()
-    if (columns === undefined) {
-      this.totalsKept.clear()
-      this.stable.clear()
-      return
-    }
-    this.totalsKept.clearWhere(({ dependsOn }) => columns.some(column => dependsOn.includes(column)))
-    if (columns.includes('effective') || columns.includes('expires')) this.stable.clear()
+    this.totalsKept.clearWhere(totals => affects(totals.dependsOn))
+    if (affects(STABLE_DEPENDS_ON)) this.stable.clear()
   }
 
   /**

@@ -274,8 +274,8 @@ export class CatalogSearch {
       total: Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM catalog WHERE ${where}`, params)).rows[0].n),
       ...(query.facets !== undefined ? { facets: await this.facets(db, query.facets, where, params) } : {})
     })
-    const dependsOn = [...filtered, ...query.facets?.map(facet => facet.name) ?? []]
-    const totals = this.kept === undefined ? await compute() : await this.kept.totals(db, keyOf(where, query.facets?.map(f => f.name)), dependsOn, now, compute)
+    const facetNames = query.facets?.map(facet => facet.name) ?? []
+    const totals = this.kept === undefined ? await compute() : await this.kept.totals(db, keyOf(where, facetNames), [...filtered, ...facetNames], now, compute)
     const total = query.sortLimit !== undefined ? Math.min(totals.total, query.sortLimit) : totals.total
     return { total, rows, ...(totals.facets !== undefined ? { facets: totals.facets } : {}) }
   }

@@ -441,12 +441,10 @@ export class ContentStore {
       const modified = new Date(Math.max(Date.now(), current.obj.modified.getTime() + 1))
       const obj: ContentRow = { ...current.obj, ...changes, modified }
       const next: Located = { obj, lineage: [...current.lineage.slice(0, -1), obj], type: current.type }
-      // What the update changes in the object's catalogue row (nothing for the site root, which has none).
-      const columns = next.obj.path === '/' ? [] : this.catalog.changedColumns(next.type, indexableOf(current), indexableOf(next))
       const written = await this.writeOne(next, p => `UPDATE content SET data = ${p(JSON.stringify(obj.data))}, review_state = ${p(obj.review_state)}, modified = ${p(modified)}
         WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} RETURNING uid`,
       // The history entry's time is the change's: the history and `modified` agree.
-      { write, history: history !== undefined ? { ...history, time: modified } : undefined, columns })
+      { write, history: history !== undefined ? { ...history, time: modified } : undefined, before: current })
       if (written) return next
       const { found } = await this.locate(located.obj.path)
       if (found === null || found.obj.uid !== located.obj.uid) throw NotFound(located.obj.path, `${located.obj.path} was deleted while the request ran.`)
@@ -459,15 +457,17 @@ export class ContentStore {
    * One write of one object as one statement: the row's change (`changed`,
    * returning its uid when it changed something), its history entry, its
    * images, its catalogue row, its index operation and the notification that
-   * the catalogue changed (which `columns` of it, when known) — all or nothing, one round trip. After it, as
+   * the catalogue changed — all or nothing, one round trip. After it, as
    * every write: this process's listeners, and the delivery of the operation.
+   * `before`: the object an update started from; the notification then names
+   * the catalogue columns the update changed (a create changes them all).
    */
-  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string, extras: { write?: CheckedWrite, history?: HistoryEntry, columns?: readonly string[] }): Promise<boolean> {
+  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string, extras: { write?: CheckedWrite, history?: HistoryEntry, before?: Located }): Promise<boolean> {
     const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
     const statement = new Statement()
     const { p } = statement
     statement.with('changed', changed(p))
-    const { history, write, columns } = extras
+    const { history, write, before } = extras
     if (history !== undefined) {
       statement.with('history', `INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
         SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
@@ -479,7 +479,13 @@ export class ContentStore {
     }
     const cleared = Object.entries(write?.values ?? {}).filter(([, value]) => value === null).map(([field]) => field)
     if (cleared.length > 0) statement.with('cleared', `DELETE FROM blobs WHERE uid IN (SELECT uid FROM changed) AND field = ANY(${p(cleared)}::text[])`)
-    if (result.obj.path !== '/') statement.with('catalogued', this.catalog.upsertFrom('changed', p, result.type, indexableOf(result)))
+    // The site root has no catalogue row: an update of it changes no column.
+    let columns: readonly string[] | undefined = before !== undefined ? [] : undefined
+    if (result.obj.path !== '/') {
+      const indexable = indexableOf(result)
+      statement.with('catalogued', this.catalog.upsertFrom('changed', p, result.type, indexable))
+      if (before !== undefined) columns = this.catalog.changedColumns(result.type, indexableOf(before), indexable)
+    }
     if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
     // A write's text depends on its shape only (which parts it has), never on its values.
     const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED, this.writerId, columns)} FROM changed`), statement.params, PREPARED)

@@ -69,8 +69,9 @@ class Listeners {
     } catch {
       return // not ours
     }
+    const named = typeof key === 'string' ? key : null
     // A message without a key names no parts: anything of the topic may have changed.
-    for (const listener of this.byTopic.get(String(topic)) ?? []) listener(typeof key === 'string' ? key : null, typeof key === 'string' ? partsOf(parts) : undefined)
+    for (const listener of this.byTopic.get(String(topic)) ?? []) listener(named, named === null ? undefined : partsOf(parts))
   }
 
   /** Everything may have changed. */
