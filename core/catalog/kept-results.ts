@@ -27,10 +27,12 @@ const STABLE_DEPENDS_ON = ['effective', 'expires']
  * ZCatalog's results stay in Plone's caches keyed by the catalogue's counter,
  * which every catalogue change moves on; these are keyed by the query (its SQL
  * and parameters, the caller's principals among them) and stay exact:
- * - every catalogue write makes them all stale: this process's writes at
- *   once (`changed`), other processes' through a notification sent in the
- *   write's transaction — a result is never older than the newest write its
- *   caller could have seen;
+ * - every catalogue write makes them stale (`changed` says which): this
+ *   process's writes at once, other processes' when the notification sent in
+ *   the write's transaction arrives — milliseconds after its commit, a window
+ *   in which a caller who wrote through another process may still be answered
+ *   what was kept before (as a ZEO client answers from its cache until the
+ *   invalidation arrives);
  * - the effective-date filter depends on "now": a result is kept only until
  *   the next moment an object becomes effective or expires (one indexed
  *   look-up after each write);

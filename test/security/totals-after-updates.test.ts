@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
+import { CATALOG_CHANGED } from '../../core/catalog/kept-results.js'
 import { build, talkBody } from '../helper.js'
 import { waitFor } from '../queue/helper.js'
 
@@ -16,6 +17,31 @@ const one = await build(t)
 const other = await build(t, { databaseUrl: one.databaseUrl })
 const processes = [one, other]
 const manager = await one.tokenFor('admin')
+
+/**
+ * How many catalogue notifications each process heard from each writer. The
+ * test's listener comes after the service's (listeners hear a message in the
+ * order they were added), so once it has heard a write, what the process kept
+ * was already dropped or kept by it. Waiting for that, rather than for a shown
+ * object to change, proves the hearing: a write can leave an object's
+ * representation as it was (the same value again, within the second that
+ * `modified` is shown to) while it moves the talk into a query on `modified`.
+ */
+const heard = processes.map(app => {
+  const counts = new Map<string, number>()
+  app.app.db.notifications.onChange(CATALOG_CHANGED, key => { if (key !== null) counts.set(key, (counts.get(key) ?? 0) + 1) })
+  return counts
+})
+const heardFrom = (listener: number, writer: number): number => heard[listener].get(processes[writer].app.content.writerId) ?? 0
+
+/** A write in process `writer`, once the other process heard of it. */
+async function heardByTheOther<T> (writer: number, write: () => Promise<T>): Promise<T> {
+  const other = 1 - writer
+  const before = heardFrom(other, writer)
+  const result = await write()
+  await waitFor('the other process heard of the write', () => heardFrom(other, writer) > before, 2_000)
+  return result
+}
 
 /** `written`: the round of the talk's last write (what `modified` tells). */
 interface Talk { path: string, title: string, description: string, audience: string[], type_of_talk: string, start?: string, published: boolean, written: number }
@@ -112,24 +138,16 @@ t.test('after edits and transitions in two processes, every kept total is the re
     for (let i = 0; i < TALKS; i++) {
       const talk: Talk = { path: '', title: `Round ${round} talk ${i}`, description: 'Plain words', audience: ['Beginner'], type_of_talk: 'Talk', published: i % 2 === 0, written: round }
       const { path: _, published: __, written: ___, ...fields } = talk
-      talk.path = new URL((await call(one, 'POST', '/talks', talkBody(fields), manager))['@id']).pathname
-      if (talk.published) await call(one, 'POST', `${talk.path}/@workflow/publish`, {}, manager)
+      talk.path = new URL((await heardByTheOther(0, async () => await call(one, 'POST', '/talks', talkBody(fields), manager)))['@id']).pathname
+      if (talk.published) await heardByTheOther(0, async () => await call(one, 'POST', `${talk.path}/@workflow/publish`, {}, manager))
       record.push(talk)
     }
     let problem = await differences(since)
     if (problem !== null) { problems.push(`after round ${round}'s talks were created: ${problem}`); return false }
     for (const step of plan) {
       const talk = record[Math.max(0, record.length - 1 - step.talk)]
-      const otherApp = processes[1 - step.process]
-      // The other process keeps the talk, so that seeing it as the writer shows it there shows that it
-      // heard of the write (what it keeps of objects and of the catalogue is dropped by the same notification).
-      // A write that changes nothing shown (the same value again, within the same second) changes no total either.
-      const shown = async (app: typeof one): Promise<string> => JSON.stringify(await call(app, 'GET', talk.path, undefined, manager))
-      await shown(otherApp)
       try {
-        await apply(step, talk)
-        const written = await shown(processes[step.process])
-        await waitFor('the other process heard of the write', async () => await shown(otherApp) === written, 2_000)
+        await heardByTheOther(step.process, async () => { await apply(step, talk) })
       } catch (err) {
         problems.push(`${JSON.stringify(step)}: ${String(err)}`)
         return false
