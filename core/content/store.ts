@@ -7,6 +7,7 @@ import { escapeLike, type Db, type Queryable } from '../db/db.js'
 import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
+import { OneAtATime } from '../one-at-a-time.js'
 import { readImage } from './blobs.js'
 import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
@@ -16,6 +17,9 @@ import { CONTENT_COLUMNS as COLUMNS, idFromTitle, withChanges, type ContentRow, 
 import { pathParents } from './paths.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
+
+/** A change of an existing object: its new state computed from the current one (ContentStore.changeOptimistically). */
+type ObjectChange = (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry }>
 
 /** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
 const MAX_ID_ATTEMPTS = 100
@@ -136,6 +140,8 @@ export class ContentStore {
    * dropped again when their echo arrives a moment later.
    */
   readonly writerId = randomUUID()
+  /** This process's changes of one object, by uid: one at a time (`changeOptimistically`). */
+  private readonly changing = new OneAtATime()
 
   constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {}
 
@@ -432,8 +438,18 @@ export class ContentStore {
    * `change` computes the new state from the current one; the write happens
    * only if the object's `modified` is still the one read (a version check),
    * else the object is read again and `change` runs again.
+   *
+   * This process's changes of one object wait for each other: a crowd of
+   * writers of one object in one process would otherwise keep making each
+   * other start over, and one that keeps losing ends as a 409 after 50 tries.
+   * The version check decides between processes.
    */
-  async changeOptimistically (located: Located, change: (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry }>): Promise<Located> {
+  async changeOptimistically (located: Located, change: ObjectChange): Promise<Located> {
+    // One that waited for another starts from the state that one left.
+    return await this.changing.run(located.obj.uid, async waited => await this.changeUntilWritten(waited ? await this.reread(located) : located, change))
+  }
+
+  private async changeUntilWritten (located: Located, change: ObjectChange): Promise<Located> {
     let current = located
     for (let attempt = 0; ; attempt++) {
       const { changes, write, history } = await change(current)
@@ -446,11 +462,16 @@ export class ContentStore {
       // The history entry's time is the change's: the history and `modified` agree.
       { write, history: history !== undefined ? { ...history, time: modified } : undefined, before: current })
       if (written) return next
-      const { found } = await this.locate(located.obj.path)
-      if (found === null || found.obj.uid !== located.obj.uid) throw NotFound(located.obj.path, `${located.obj.path} was deleted while the request ran.`)
       if (attempt >= 50) throw Conflict(`${located.obj.path} changes too often to be changed now; try again.`)
-      current = found
+      current = await this.reread(located)
     }
+  }
+
+  /** The object as it is now: 404 when it was deleted (or replaced) since it was read. */
+  private async reread (located: Located): Promise<Located> {
+    const { found } = await this.locate(located.obj.path)
+    if (found === null || found.obj.uid !== located.obj.uid) throw NotFound(located.obj.path, `${located.obj.path} was deleted while the request ran.`)
+    return found
   }
 
   /**
