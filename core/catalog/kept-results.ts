@@ -14,10 +14,20 @@ export const CATALOG_CHANGED = 'catalog'
 /** Queries whose totals are kept (the least recently used go first): a few hundred kB. */
 const MAX_TOTALS = 5_000
 /**
- * Rows of pages kept, all pages together (the least recently used go first):
- * 400 pages of 25 summaries, a few MB. A page larger than this is not kept.
+ * Rows of results kept, all together (the least recently used go first):
+ * 200 windows of 50 summaries, a few MB. A page larger than this is not kept.
  */
 const MAX_PAGE_ROWS = 10_000
+/** Rows read and kept together (`page`): two pages of 25. */
+const PAGE_WINDOW = 50
+
+/**
+ * How many rows a result has, when `found` rows read from row `from` on,
+ * where `asked` were asked for, show it: fewer came back, so the result ends
+ * among them (unless none did and they start beyond its end).
+ */
+export const endShown = (found: number, from: number, asked: number): number | undefined =>
+  found < asked && (found > 0 || from === 0) ? from + found : undefined
 
 /** The columns the next moment an object becomes effective or expires is read from (`stableUntil`). */
 const STABLE_DEPENDS_ON = ['effective', 'expires']
@@ -43,8 +53,8 @@ const STABLE_DEPENDS_ON = ['effective', 'expires']
  * count once, not once each.
  * Two kinds are kept: a query's totals (`items_total` and facets: counting is
  * O(matches), 100 ms at 100,000 talks, while a page is a few rows of an
- * index), shared by all its pages, and the pages themselves (frozen: every
- * caller who asks the same reads the same rows).
+ * index), shared by all its pages, and the rows of its pages, in windows
+ * (`page`; frozen: every caller who asks the same reads the same rows).
  */
 export class KeptResults {
   private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(MAX_TOTALS)
@@ -52,8 +62,11 @@ export class KeptResults {
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(1)
 
-  /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
-  constructor (private readonly notifications: Notifications, ownWrites?: string) {
+  /**
+   * `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId);
+   * `window`: the rows read and kept together (`page`).
+   */
+  constructor (private readonly notifications: Notifications, ownWrites?: string, private readonly window = PAGE_WINDOW) {
     notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, columns => { this.changed(columns) }))
   }
 
@@ -79,13 +92,31 @@ export class KeptResults {
     return (await this.kept(this.totalsKept, db, key, now, async () => ({ totals: await compute(), dependsOn }))).totals
   }
 
-  /** The rows of the page `key`, read by `read` unless kept ones are still exact at `now`; frozen either way. */
-  async page (db: Queryable, key: string, now: Date, read: () => Promise<Array<Record<string, unknown>>>): Promise<ReadonlyArray<Record<string, unknown>>> {
-    return await this.kept(this.pagesKept, db, key, now, async () => {
-      const rows = await read()
-      for (const row of rows) Object.freeze(row)
-      return Object.freeze(rows)
-    })
+  /**
+   * The rows `start` to `start + limit` of a result, read by `read(start,
+   * limit)` unless kept ones are still exact at `now`; frozen either way.
+   * `key(start, limit)` names a read. Rows are read and kept in windows of
+   * `PAGE_WINDOW` rows (from a multiple of it), as Solr reads its
+   * `queryResultWindowSize`: the pages that overlap one window — the next page
+   * of 25, a page that starts anywhere within it — are one read and one copy
+   * of its rows. A page wider than a window is read and kept whole.
+   * `end`: how many rows the result has, when what was read shows its end.
+   */
+  async page (db: Queryable, key: (start: number, limit: number) => string, start: number, limit: number, now: Date,
+    read: (start: number, limit: number) => Promise<Array<Record<string, unknown>>>): Promise<{ rows: ReadonlyArray<Record<string, unknown>>, end?: number }> {
+    const keep = async (from: number, size: number): Promise<ReadonlyArray<Record<string, unknown>>> =>
+      await this.kept(this.pagesKept, db, key(from, size), now, async () => {
+        const rows = await read(from, size)
+        for (const row of rows) Object.freeze(row)
+        return Object.freeze(rows)
+      })
+    const [from, size] = limit > this.window ? [start, limit] : [start - start % this.window, this.window]
+    const windows = [await keep(from, size)]
+    // A page that reaches into the next window, unless the result ended in this one.
+    if (start + limit > from + size && windows[0].length === size) windows.push(await keep(from + size, size))
+    const rows = windows.flat()
+    const end = endShown(rows.length, from, windows.length * size)
+    return { rows: rows.slice(start - from, start - from + limit), ...(end !== undefined ? { end } : {}) }
   }
 
   /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */

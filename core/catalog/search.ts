@@ -5,7 +5,7 @@ import { BadRequest } from '../errors.js'
 import type { Access, Criterion, Query } from '../query/model.js'
 import { parseFullText, type FullText, type TextTerm } from '../query/text.js'
 import { column, TIE_BREAKERS } from './catalog.js'
-import type { KeptResults, Totals } from './kept-results.js'
+import { endShown, type KeptResults, type Totals } from './kept-results.js'
 import { foldText } from './folding.js'
 import type { IndexDefinition } from './indexes.js'
 
@@ -261,23 +261,25 @@ export class CatalogSearch {
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
     const metadata = this.metadataColumns(columns)
     const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
-    const page = ranked
-      ? this.rankedPage(metadata, where, rank, limit, query.start)
-      : `SELECT ${metadata}uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${limit} OFFSET ${query.start}`
+    const page = (start: number, size: number): string => ranked
+      ? this.rankedPage(metadata, where, rank, size, start)
+      : `SELECT ${metadata}uid FROM catalog WHERE ${where} ORDER BY ${this.orderBy(query, rank)} LIMIT ${size} OFFSET ${start}`
     // A statement as a key: its SQL and parameters, "now" apart (what is kept knows until when it holds).
     const keyOf = (sql: string, ...more: unknown[]): string => JSON.stringify([sql, params.map(v => v === now ? null : v), ...more])
-    const read = async (): Promise<Array<Record<string, unknown>>> => (await db.query<Record<string, unknown>>(page, params)).rows
-    const rows = this.kept === undefined ? await read() : await this.kept.page(db, keyOf(page), now, read)
-    // Fewer rows than asked for: the result ends on this page (unless the page starts beyond its end).
-    if (rows.length < limit && (rows.length > 0 || query.start === 0) && query.facets === undefined) return { total: query.start + rows.length, rows }
+    const read = async (start: number, size: number): Promise<Array<Record<string, unknown>>> => (await db.query<Record<string, unknown>>(page(start, size), params)).rows
+    const { rows, end } = this.kept === undefined
+      ? await read(query.start, limit).then(rows => ({ rows, end: endShown(rows.length, query.start, limit) }))
+      : await this.kept.page(db, (start, size) => keyOf(page(start, size)), query.start, limit, now, read)
+    // `sort_limit` caps the total as it caps the rows.
+    const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
+    if (end !== undefined && query.facets === undefined) return { total: capped(end), rows }
     const compute = async (): Promise<Totals> => ({
       total: Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM catalog WHERE ${where}`, params)).rows[0].n),
       ...(query.facets !== undefined ? { facets: await this.facets(db, query.facets, where, params) } : {})
     })
     const facetNames = query.facets?.map(facet => facet.name) ?? []
     const totals = this.kept === undefined ? await compute() : await this.kept.totals(db, keyOf(where, facetNames), [...filtered, ...facetNames], now, compute)
-    const total = query.sortLimit !== undefined ? Math.min(totals.total, query.sortLimit) : totals.total
-    return { total, rows, ...(totals.facets !== undefined ? { facets: totals.facets } : {}) }
+    return { total: capped(totals.total), rows, ...(totals.facets !== undefined ? { facets: totals.facets } : {}) }
   }
 
   private async facets (db: Queryable, indexes: IndexDefinition[], where: string, params: unknown[]): Promise<Record<string, Record<string, number>>> {

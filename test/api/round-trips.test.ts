@@ -33,7 +33,8 @@ t.test('statements per request', async t => {
     t.equal(response.statusCode, expectedStatus, response.body.slice(0, 200))
     return sent.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60))
   }
-  for (let n = 0; n < 30; n++) t.equal((await call('POST', '/talks', talkBody({ title: `Talk ${n}` }), admin)).statusCode, 201)
+  // 60 talks: more than a window of rows (50, core/catalog/kept-results.ts), so that a listing of them all is counted; 12 share a subject.
+  for (let n = 0; n < 60; n++) t.equal((await call('POST', '/talks', talkBody({ title: `Talk ${n}`, ...(n < 12 ? { subjects: ['twelve'] } : {}) }), admin)).statusCode, 201)
   t.equal((await call('POST', '/talks/talk-1/@workflow/publish', {}, admin)).statusCode, 200)
 
   const getOne = await statements(async () => await call('GET', '/talks/talk-1'), 200)
@@ -42,12 +43,34 @@ t.test('statements per request', async t => {
   t.equal(getOneAuthenticated.length, 0, `GET one talk, authenticated: the principal and the object are kept (${getOneAuthenticated.join(' | ')})`)
   const folder = await statements(async () => await call('GET', '/talks'), 200)
   t.equal(folder.length, 0, `GET /talks: the folder, the page and the count are kept (${folder.join(' | ')})`)
-  // As the admin: 30 talks, so that the first page does not hold them all and they are counted.
+  // As the admin: 60 talks, so that the first window of rows does not hold them all and they are counted.
   const search = await statements(async () => await call('GET', '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5', undefined, admin), 200)
   t.equal(search.length, 0, `@search: the site root, the page and the count are kept (${search.join(' | ')})`)
-  const otherPage: string[] = []
-  t.equal((await requestContext.run(otherPage, async () => await call('GET', '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5&b_start=5', undefined, admin))).statusCode, 200)
-  t.equal(otherPage.length, 1, `@search, a page not read before: the page; the count is the query's, kept (${otherPage.join(' | ')})`)
+  // Rows are read in windows of 50 (core/catalog/kept-results.ts): the first page of 5 read the first 50 rows.
+  const byDate = '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5'
+  const pageAt = async (start: number): Promise<{ items: number, total: number, sent: string[] }> => {
+    const sent: string[] = []
+    const res = await requestContext.run(sent, async () => await call('GET', `${byDate}&b_start=${start}`, undefined, admin))
+    t.equal(res.statusCode, 200)
+    return { items: res.json().items.length, total: res.json().items_total, sent: sent.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60)) }
+  }
+  const next = await pageAt(5)
+  t.same([next.items, next.total], [5, 60])
+  t.equal(next.sent.length, 0, `@search, the next page: in the window the first page read; the count is the query's, kept (${next.sent.join(' | ')})`)
+  const across = await pageAt(48)
+  t.same([across.items, across.total], [5, 60])
+  t.equal(across.sent.length, 1, `@search, a page across two windows: the second window (${across.sent.join(' | ')})`)
+  const last = await pageAt(57)
+  t.same([last.items, last.total], [3, 60])
+  t.equal(last.sent.length, 0, `@search, the last page: in the second window (${last.sent.join(' | ')})`)
+  const beyond = await pageAt(100)
+  t.same([beyond.items, beyond.total], [0, 60])
+  t.equal(beyond.sent.length, 1, `@search, a page beyond the end: its window, found empty (${beyond.sent.join(' | ')})`)
+  // A result that ends within the window read is counted by it: 12 matches, 5 a page, no count.
+  const twelve: string[] = []
+  const subject = await requestContext.run(twelve, async () => await call('GET', '/@search?portal_type=talk&Subject=twelve&sort_on=created&b_size=5', undefined, admin))
+  t.same([subject.json().items.length, subject.json().items_total], [5, 12])
+  t.notOk(twelve.some(sql => sql.includes('count(*)')), `12 matches, 5 a page: the window holds them all, so they are not counted (${twelve.join(' | ')})`)
   // After a write, the first read reads the object again (what it keeps is stale), the next one does not.
   t.equal((await call('PATCH', '/talks/talk-1', { description: 'Changed' }, admin)).statusCode, 204)
   const afterWrite: string[] = []
