@@ -62,11 +62,8 @@ export class KeptResults {
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(1)
 
-  /**
-   * `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId);
-   * `window`: the rows read and kept together (`page`).
-   */
-  constructor (private readonly notifications: Notifications, ownWrites?: string, private readonly window = PAGE_WINDOW) {
+  /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
+  constructor (private readonly notifications: Notifications, ownWrites?: string) {
     notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, columns => { this.changed(columns) }))
   }
 
@@ -110,7 +107,7 @@ export class KeptResults {
         for (const row of rows) Object.freeze(row)
         return Object.freeze(rows)
       })
-    const [from, size] = limit > this.window ? [start, limit] : [start - start % this.window, this.window]
+    const [from, size] = limit > PAGE_WINDOW ? [start, limit] : [start - start % PAGE_WINDOW, PAGE_WINDOW]
     const windows = [await keep(from, size)]
     // A page that reaches into the next window, unless the result ended in this one.
     if (start + limit > from + size && windows[0].length === size) windows.push(await keep(from + size, size))
