@@ -56,6 +56,9 @@ function statements (): (sql: string, params: unknown[] | undefined, options: Qu
   }
 }
 
+/** The connections of one process's pool. */
+const POOL_SIZE = 10
+
 /** How long a request waits for a connection (ms): a new one to a server that answers takes milliseconds. */
 const CONNECT_TIMEOUT_MS = 5_000
 
@@ -68,7 +71,7 @@ const CONNECT_TIMEOUT_MS = 5_000
 export function createPostgres (connectionString: string, log: Logger, applicationName = 'talks'): Db {
   // A server that does not answer at all (a blackholed host) must fail a request with 503, not hang it.
   // An application_name in the connection string wins (pg reads it last).
-  const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: applicationName })
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: applicationName })
   const faults = new ConnectionFaults(log)
   const statement = statements()
   const notifications = postgresNotifications(connectionString, applicationName, log, (connection, err) => { faults.lost(connection, err) })
@@ -88,47 +91,69 @@ export function createPostgres (connectionString: string, log: Logger, applicati
   pool.on('error', (err, client) => { faults.lost(client, err) })
   const normalise = (r: pg.QueryResult): { rows: any[], rowCount: number } => ({ rows: r.rows, rowCount: r.rowCount ?? 0 })
 
+  /** The clients that have served an operation: one of them may have ended while it sat idle in the pool. */
+  const served = new WeakSet<pg.PoolClient>()
+
   /**
    * Runs `work` on a client of the pool. The client goes back to the pool
    * only when its connection works and no transaction is left open on it;
    * otherwise it is released with the error, which makes the pool destroy it
    * instead of handing it out again. `uncertain` tells whether a failure now
-   * would leave the outcome unknown (a COMMIT in flight).
+   * would leave the outcome unknown (a COMMIT in flight); `repeatable`, whether
+   * nothing of `work` can have taken effect (a read, or a transaction whose
+   * BEGIN failed).
+   *
+   * A connection that ends while idle in the pool (the server restarted or
+   * terminated it, a firewall dropped it) is found out only when it is used:
+   * the server's message may still be on its way, or a silently dropped socket
+   * says nothing until written to. So a repeatable operation whose connection
+   * had served before is run again on another one — each of the pool's idle
+   * connections may have ended with it, so up to the pool's size more times.
+   * A connection opened for the operation that fails ends it: then the server
+   * itself is unavailable, and the client is told so at once.
    */
-  async function withClient<T> (work: (client: pg.PoolClient) => Promise<T>, uncertain: () => boolean): Promise<T> {
-    let client: pg.PoolClient
-    try {
-      client = await pool.connect()
-    } catch (err) {
-      // Not connecting is never a bug of the statement: the server is down, restarting, full, or unreachable.
-      throw faults.failed(err, false)
-    }
-    let failure: Error | undefined
-    try {
-      const result = await work(client)
-      failure = ended.get(client)
-      faults.succeeded()
-      return result
-    } catch (err) {
-      // The query's own error (the server's 57P01) says more than the closed socket that follows it.
-      failure = endsConnection(err) ? err as Error : ended.get(client)
-      if (failure === undefined) throw err
-      faults.lost(client, failure)
-      throw faults.failed(failure, uncertain())
-    } finally {
-      client.release(failure ?? (client.getTransactionStatus() === 'I' ? undefined : new Error('released inside a transaction')))
+  async function withClient<T> (work: (client: pg.PoolClient) => Promise<T>, uncertain: () => boolean, repeatable: () => boolean): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      let client: pg.PoolClient
+      try {
+        client = await pool.connect()
+      } catch (err) {
+        // Not connecting is never a bug of the statement: the server is down, restarting, full, or unreachable.
+        throw faults.failed(err, false)
+      }
+      const reused = served.has(client)
+      served.add(client)
+      let failure: Error | undefined
+      try {
+        const result = await work(client)
+        failure = ended.get(client)
+        faults.succeeded()
+        return result
+      } catch (err) {
+        // The query's own error (the server's 57P01) says more than the closed socket that follows it.
+        failure = endsConnection(err) ? err as Error : ended.get(client)
+        if (failure === undefined) throw err
+        faults.lost(client, failure)
+        if (!(reused && attempt < POOL_SIZE && repeatable())) throw faults.failed(failure, uncertain())
+      } finally {
+        client.release(failure ?? (client.getTransactionStatus() === 'I' ? undefined : new Error('released inside a transaction')))
+      }
     }
   }
 
   return {
     kind: 'postgres',
     async query (sql, params, options) {
-      return await withClient(async client => normalise(await client.query(statement(sql, params, options))), () => !reads(sql) && options?.changesNothingShown !== true)
+      const readOnly = reads(sql)
+      return await withClient(async client => normalise(await client.query(statement(sql, params, options))),
+        () => !readOnly && options?.changesNothingShown !== true, () => readOnly)
     },
     async transaction (fn) {
+      let begun = false
       let committing = false
       return await withClient(async client => {
         await client.query('BEGIN')
+        begun = true
         let result
         try {
           result = await fn({ query: async (sql, params, options) => normalise(await client.query(statement(sql, params, options))) })
@@ -142,9 +167,10 @@ export function createPostgres (connectionString: string, log: Logger, applicati
         committing = true
         await client.query('COMMIT')
         return result
-      }, () => committing)
+      }, () => committing, () => !begun)
     },
-    async exec (sql) { await withClient(async client => await client.query(sql), () => true) },
+    // A script may write before it fails: never run twice.
+    async exec (sql) { await withClient(async client => await client.query(sql), () => true, () => false) },
     faults: () => faults.report(),
     notifications,
     async close () {

@@ -1,6 +1,5 @@
 import t from 'tap'
 import { build } from '../helper.js'
-import { waitFor } from '../queue/helper.js'
 import { terminator } from './pg-helper.js'
 
 t.test('@health?verbose tells what happened to the database connections; @health alone keeps its body', async t => {
@@ -11,8 +10,8 @@ t.test('@health?verbose tells what happened to the database connections; @health
 
   const terminated = await (await terminator(t, databaseUrl)).terminateAll()
   t.ok(terminated > 0, `the pool's ${terminated} idle connections terminated`)
-  // A check that takes an idle connection before the pool has read that it ended answers 503 once: a new connection serves the next.
-  await waitFor('a check on a new connection', async () => (await call('GET', '/@health')).statusCode === 200, 10_000)
+  // The pool may hand out an idle connection before it has read that it ended: the check then runs again on another one.
+  t.equal((await call('GET', '/@health')).statusCode, 200, 'the next check is answered')
   const after = await call('GET', '/@health?verbose')
   t.match(after.json(), { status: 'ok', postgres: 'ok', database: { connections_lost: terminated, last_failure: { at: String, reason: '57P01 admin_shutdown' } } })
 

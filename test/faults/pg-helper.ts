@@ -2,7 +2,7 @@
 // the service's processes while they use them, a load of concurrent HTTP clients, and a Solr
 // whose update requests can be held back.
 import { createServer, request } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net'
 import pg from 'pg'
 import { ADMIN_PASSWORD, talkBody } from '../helper.js'
 import type { SolrDev } from '../solr-dev/helper.js'
@@ -203,4 +203,79 @@ export async function holdingProxy (t: TapLike, solr: SolrDev): Promise<HoldingP
     await new Promise(resolve => server.close(resolve))
   })
   return { port: (server.address() as AddressInfo).port, hold: () => { holding = true }, release, held: () => waiting.length }
+}
+
+export interface CuttingProxy {
+  /** The database URL through the proxy. */
+  url: string
+  /**
+   * Ends every connection's way to PostgreSQL (whose backends go away). An
+   * idle connection (its last message from the server said "ready for query")
+   * hears nothing of it until its client writes, when the client's socket is
+   * closed: a connection dropped while idle, as a restart, a failover or a
+   * firewall leaves it. A connection waiting for an answer is closed at once.
+   */
+  cut: () => void
+  /** Cuts, and from now on closes every new connection as soon as it is made: the server is gone. */
+  refuse: () => void
+  /** How many connections clients have opened through the proxy. */
+  opened: () => number
+}
+
+/** The last message of an answer: ReadyForQuery ('Z', length 5, transaction status). */
+const endsWithReadyForQuery = (chunk: Buffer): boolean =>
+  chunk.length >= 6 && chunk[chunk.length - 6] === 0x5a && chunk.readInt32BE(chunk.length - 5) === 5
+
+/** A TCP proxy in front of PostgreSQL whose connections can be dropped, silently when idle. */
+export async function cuttingProxy (t: TapLike, databaseUrl: string): Promise<CuttingProxy> {
+  const target = new URL(databaseUrl)
+  interface Pair { client: Socket, server: Socket, idle: boolean }
+  const pairs = new Set<Pair>()
+  let refusing = false
+  let opened = 0
+  const proxy = createTcpServer(client => {
+    opened++
+    if (refusing) {
+      // Read what the client sends, then close: a close with unread data would be a reset instead.
+      client.on('error', () => {}).resume().end()
+      return
+    }
+    const server = connect(Number(target.port === '' ? 5432 : target.port), target.hostname)
+    const pair: Pair = { client, server, idle: false }
+    pairs.add(pair)
+    client.on('data', (chunk: Buffer) => { pair.idle = false; server.write(chunk) })
+    server.on('data', (chunk: Buffer) => { pair.idle = endsWithReadyForQuery(chunk); client.write(chunk) })
+    const close = (): void => {
+      pairs.delete(pair)
+      client.destroy()
+      server.destroy()
+    }
+    client.on('error', close).on('close', close)
+    server.on('error', close).on('close', close)
+  })
+  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(async () => {
+    for (const { client, server } of pairs) { client.destroy(); server.destroy() }
+    await new Promise(resolve => proxy.close(resolve))
+  })
+  const cut = (): void => {
+    for (const pair of pairs) {
+      pairs.delete(pair)
+      pair.server.removeAllListeners('data').removeAllListeners('close').on('error', () => {}).destroy()
+      if (!pair.idle) {
+        pair.client.destroy()
+        continue
+      }
+      pair.client.removeAllListeners('data').on('data', () => { pair.client.destroy() })
+    }
+  }
+  const url = new URL(databaseUrl)
+  url.hostname = '127.0.0.1'
+  url.port = String((proxy.address() as AddressInfo).port)
+  return {
+    url: url.toString(),
+    cut,
+    refuse: () => { refusing = true; cut() },
+    opened: () => opened
+  }
 }

@@ -4,7 +4,7 @@ import t from 'tap'
 import { createPostgres } from '../../core/db/db.js'
 import { DatabaseUnavailable } from '../../core/db/faults.js'
 import { freshDatabase } from '../helper.js'
-import { terminator } from './pg-helper.js'
+import { cuttingProxy, terminator } from './pg-helper.js'
 
 /** A logger that keeps the messages of the levels it is asked for. */
 function collectingLog (): { log: FastifyBaseLogger, messages: string[] } {
@@ -75,4 +75,41 @@ t.test('connections terminated hundreds of times under concurrent queries and tr
   await sleep(1200)
   t.equal((await db.query('SELECT 1 AS one')).rows[0].one, 1, 'the pool serves with new connections')
   t.same(messages.at(-1), 'info PostgreSQL answers again')
+})
+
+t.test('connections dropped silently while idle in the pool: reads and transactions go on with new ones, a lone write is not sent twice, a server that is gone fails at once', async t => {
+  const proxy = await cuttingProxy(t, await freshDatabase(t))
+  const { log } = collectingLog()
+  const db = createPostgres(proxy.url, log)
+  t.teardown(async () => { await db.close() })
+  await db.exec('CREATE TABLE written (id int PRIMARY KEY)')
+  /** Fills the pool with `n` connections that have served, then drops them all. */
+  const idleConnectionsDropped = async (n: number): Promise<void> => {
+    await Promise.all(Array.from({ length: n }, async () => await db.query('SELECT pg_sleep(0.05)')))
+    proxy.cut()
+  }
+
+  await idleConnectionsDropped(6)
+  let opened = proxy.opened()
+  t.same((await db.query('SELECT 1 AS one')).rows, [{ one: 1 }], 'a read after six dropped connections is answered')
+  t.equal(proxy.opened() - opened, 1, 'on the one new connection it took, after trying the dropped ones')
+
+  await idleConnectionsDropped(6)
+  const written = await db.transaction(async tx => {
+    await tx.query('INSERT INTO written (id) VALUES (1)')
+    return (await tx.query<{ id: number }>('SELECT id FROM written')).rows
+  })
+  t.same(written, [{ id: 1 }], 'a transaction whose BEGIN met a dropped connection runs on a new one')
+
+  await idleConnectionsDropped(6)
+  // The service cannot tell a write that never arrived from one whose answer was lost.
+  await t.rejects(db.query('INSERT INTO written (id) VALUES (2)'), { name: 'DatabaseUnavailable', mayHaveCommitted: true }, 'a lone write is not sent again: its outcome is unknown')
+  t.same((await db.query('SELECT id FROM written ORDER BY id')).rows, [{ id: 1 }], 'and it was not written twice (nor, here, once)')
+
+  await idleConnectionsDropped(6)
+  proxy.refuse()
+  opened = proxy.opened()
+  await t.rejects(db.query('SELECT 1 AS one'), { name: 'DatabaseUnavailable', mayHaveCommitted: false }, 'a read fails when the server is gone')
+  t.equal(proxy.opened() - opened, 1, 'after one new connection: it does not keep knocking')
+  t.ok(db.faults().connections_lost >= 24, `@health counts the dropped connections (${db.faults().connections_lost})`)
 })

@@ -5,7 +5,7 @@ import { ADMIN_PASSWORD, freshDatabase, JWT_SECRET, talkBody } from '../helper.j
 import { ROOT, spawnService, waitFor } from '../queue/helper.js'
 import { freePort } from '../solr-dev/helper.js'
 import { solrDocs, startSolr } from '../solr/helper.js'
-import { ask, holdingProxy, login, named, terminator } from './pg-helper.js'
+import { ask, cuttingProxy, holdingProxy, login, named, terminator } from './pg-helper.js'
 
 // Three batches of reindex (1,000 each): while the first is held on its way to Solr the second is read
 // ahead; the third's read is the one that meets the lock below.
@@ -30,11 +30,11 @@ await Promise.all(Array.from({ length: 10 }, async () => {
 }))
 await web.kill('SIGTERM')
 
-/** `npm run solr -- <args>` (the built CLI) against this database, reaching Solr through the proxy. */
-function cli (...args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
+/** `npm run solr -- <args>` (the built CLI) against this database (at `cliDatabaseUrl`), reaching Solr through the proxy. */
+function cli (args: string[], cliDatabaseUrl: string): Promise<{ code: number | null, stdout: string, stderr: string }> {
   const child = spawn(process.execPath, [resolve(ROOT, 'dist/app/cli.js'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: named(databaseUrl, 'talks-cli'), SOLR_PORT: String(proxy.port), SOLR_BASE: '/solr/plone', LOG_LEVEL: 'silent', JWT_SECRET },
+    env: { ...process.env, DATABASE_URL: named(cliDatabaseUrl, 'talks-cli'), SOLR_PORT: String(proxy.port), SOLR_BASE: '/solr/plone', LOG_LEVEL: 'silent', JWT_SECRET },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let stdout = ''
@@ -46,9 +46,9 @@ function cli (...args: string[]): Promise<{ code: number | null, stdout: string,
 }
 
 /** Starts a reindex and waits until it sends its first batch (held by the proxy); `finished` resolves when it exits. */
-async function reindexUnderWay (): Promise<{ finished: ReturnType<typeof cli> }> {
+async function reindexUnderWay (cliDatabaseUrl = databaseUrl): Promise<{ finished: ReturnType<typeof cli> }> {
   proxy.hold()
-  const run = cli('reindex', '--type', 'talk')
+  const run = cli(['reindex', '--type', 'talk'], cliDatabaseUrl)
   let ended: Awaited<typeof run> | null = null
   void run.then(result => { ended = result })
   await waitFor('the CLI sending its first batch', () => proxy.held() > 0 || ended !== null, 30_000)
@@ -69,12 +69,14 @@ t.test('reindex: a batch whose connection PostgreSQL terminates runs again, and 
 })
 
 t.test('reindex: when PostgreSQL stays away it gives up after retrying, with exit code 1 and one line', async t => {
-  const run = await reindexUnderWay()
-  await postgres.terminateWhileWaiting('content', 'talks-cli', () => { proxy.release() })
-  // Each retry of the batch waits for the lock again, and is terminated again.
-  await postgres.terminateWhileWaiting('content', 'talks-cli')
-  await postgres.terminateWhileWaiting('content', 'talks-cli')
+  const database = await cuttingProxy(t, databaseUrl)
+  const run = await reindexUnderWay(database.url)
+  // Its connections are dropped and no new one can be made: the next batch fails, and so do its two retries.
+  database.refuse()
+  const opened = database.opened()
+  proxy.release()
   const { code, stderr } = await run.finished
   t.equal(code, 1)
-  t.equal(stderr, 'reindex failed: The database connection failed (57P01 admin_shutdown). Nothing is lost: run it again once PostgreSQL answers.\n')
+  t.equal(stderr, 'reindex failed: The database connection failed (connection closed). Nothing is lost: run it again once PostgreSQL answers.\n')
+  t.equal(database.opened() - opened, 3, 'after trying to connect once for the batch and once for each of its two retries')
 })
