@@ -109,8 +109,9 @@ export function createPostgres (connectionString: string, log: Logger, applicati
    * says nothing until written to. So a repeatable operation whose connection
    * had served before is run again on another one — each of the pool's idle
    * connections may have ended with it, so up to the pool's size more times.
-   * A connection opened for the operation that fails ends it: then the server
-   * itself is unavailable, and the client is told so at once.
+   * (A read whose connection ends while it runs is sent again too: it changed
+   * nothing.) A connection opened for the operation that fails ends it: then
+   * the server itself is unavailable, and the client is told so at once.
    */
   async function withClient<T> (work: (client: pg.PoolClient) => Promise<T>, uncertain: () => boolean, repeatable: () => boolean): Promise<T> {
     for (let attempt = 0; ; attempt++) {
