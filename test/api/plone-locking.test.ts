@@ -48,7 +48,9 @@ t.test('locking', async t => {
     t.equal(patch.statusCode, 409)
     t.equal(patch.json().type, 'Conflict')
     t.equal((await call('PATCH', talk, { title: 'Changed by the holder without the token' }, owner)).statusCode, 409, 'as in plone.restapi, even its holder')
-    t.equal((await call('PATCH', talk, { title: 'Wrong token' }, owner, { 'lock-token': 'x' + token.slice(1) })).statusCode, 409)
+    // One character changed (a token may itself begin with an x: then it would be the token).
+    const wrongToken = (token.startsWith('x') ? 'y' : 'x') + token.slice(1)
+    t.equal((await call('PATCH', talk, { title: 'Wrong token' }, owner, { 'lock-token': wrongToken })).statusCode, 409, 'a token one character off')
     t.equal((await call('DELETE', talk, undefined, editor)).statusCode, 409)
     t.equal((await call('PATCH', talk, { title: 'Changed with the token' }, owner, { 'lock-token': token })).statusCode, 204)
     t.equal((await call('GET', talk, undefined, owner)).json().title, 'Changed with the token')
