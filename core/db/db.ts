@@ -145,9 +145,9 @@ export function createPostgres (connectionString: string, log: Logger, applicati
   return {
     kind: 'postgres',
     async query (sql, params, options) {
-      const readOnly = reads(sql)
+      // Whether it reads is asked only when it failed: not on every statement.
       return await withClient(async client => normalise(await client.query(statement(sql, params, options))),
-        () => !readOnly && options?.changesNothingShown !== true, () => readOnly)
+        () => !reads(sql) && options?.changesNothingShown !== true, () => reads(sql))
     },
     async transaction (fn) {
       let begun = false
