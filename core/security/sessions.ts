@@ -4,7 +4,8 @@ import { TooManyRequests, Unauthorized } from '../errors.js'
 import { dummyHash, verifyPassword } from './passwords.js'
 import type { Principal } from './roles.js'
 import { PrincipalCache, TOKEN_REVOKED } from './principal-cache.js'
-import { FailureCounts } from './throttle.js'
+import { type DeviceCookie, type DeviceCookies } from './device-cookies.js'
+import { type Budget, FailureCounts } from './throttle.js'
 
 /** `token_key` binds a token to the user record it was issued for (infra/migrations/006_token_binding.sql). */
 export interface TokenClaims { sub: string, fullname: string | null, token_key?: string, exp: number, iat: number, jti: string }
@@ -12,12 +13,25 @@ export interface TokenClaims { sub: string, fullname: string | null, token_key?:
 export interface TokenSubject { id: string, fullname: string | null, token_key: string }
 
 export interface ThrottleLimits {
-  /** Failed logins per user (or unknown login string) in the window. */
+  /** Failed logins in the window per account (or unknown login string) from unknown clients, and per known device. */
   perUser: number
-  /** Failed logins per client address in the window. */
+  /** Failed logins in the window per client address from unknown clients. */
   perAddress: number
   windowSeconds: number
 }
+
+/** A login attempt as it reached the service. */
+export interface LoginAttempt {
+  login: string
+  password: string
+  /** The client's address (with TRUST_PROXY, as the trusted proxies reported it). */
+  address: string
+  /** The request's `Cookie` header: a device cookie there makes the client a known device. */
+  cookieHeader?: string
+}
+
+/** A successful login: who logged in, and the device cookie to give the client. */
+export interface LoggedIn { subject: TokenSubject, deviceCookie: DeviceCookie }
 
 const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex')
 
@@ -31,17 +45,24 @@ export class Sessions {
   private readonly failures: FailureCounts
   private readonly principals: PrincipalCache
 
-  constructor (private readonly db: Db, private readonly limits: ThrottleLimits) {
+  constructor (private readonly db: Db, private readonly limits: ThrottleLimits, private readonly devices: DeviceCookies) {
     this.failures = new FailureCounts(db, limits.windowSeconds * 1000)
     this.principals = new PrincipalCache(db.notifications)
   }
 
   /**
-   * The user a login string and password name, or 401 (one message for an
-   * unknown login and a wrong password, which take the same time), or 429
-   * while the user or the address is throttled — even with the right password.
+   * The user a login string and password name, with a new device cookie for the client; or 401
+   * (one message for an unknown login and a wrong password, which take the same time); or 429
+   * with the seconds to wait while the attempt's budget is spent, even with the right password.
+   *
+   * OWASP's device cookies (core/security/device-cookies.ts): an attempt carrying a valid device
+   * cookie of the user it names spends only that device's budget (`perUser` failures). Any other
+   * attempt spends the budgets every unknown client shares: its account's (`perUser`; the user's
+   * name and e-mail address share one, an unknown login string has its own) and its address's
+   * (`perAddress`). So an attacker who spends the account's or the address's budget throttles
+   * unknown clients only, never the browsers the user logged in with.
    */
-  async login (login: string, password: string, address: string): Promise<TokenSubject> {
+  async login ({ login, password, address, cookieHeader }: LoginAttempt, now = new Date()): Promise<LoggedIn> {
     const loginKey = login.toLowerCase()
     // User names and e-mail addresses share one namespace (core/security/users.ts),
     // so a login string names one user at most; the order only decides for
@@ -49,21 +70,20 @@ export class Sessions {
     const { rows } = await this.db.query<TokenSubject & { password_hash: string }>(
       'SELECT id, fullname, token_key, password_hash FROM users WHERE lower(id) = $1 OR lower(email) = $1 ORDER BY (lower(id) = $1) DESC LIMIT 1', [loginKey])
     const user = rows[0]
-    // Failures count per user, so that its name and its e-mail address share one
-    // count; an unknown login string counts for itself, so that probing for
-    // names is throttled too. Prefixes keep the two kinds of key apart.
-    // Counted in the database: every web process throttles the same count.
-    const throttleKey = user !== undefined ? `user:${user.id}` : `unknown:${loginKey}`
-    const addressKey = `address:${address}`
-    const wait = await this.failures.retryAfter([[throttleKey, this.limits.perUser], [addressKey, this.limits.perAddress]])
-    if (wait > 0) throw TooManyRequests(wait)
+    const device = user === undefined ? undefined : this.devices.deviceOf(user, cookieHeader, now)
+    // Prefixes keep the kinds of key apart; an unknown login string is kept as its hash,
+    // so that a megabyte of login costs no more room than a name.
+    const budgets: Budget[] = device !== undefined
+      ? [{ key: `device:${device}`, limit: this.limits.perUser }]
+      : [{ key: user !== undefined ? `user:${user.id}` : `unknown:${createHash('sha256').update(loginKey).digest('base64url')}`, limit: this.limits.perUser },
+          { key: `address:${address}`, limit: this.limits.perAddress }]
+    const reservation = await this.failures.reserve(budgets, now)
+    if ('retryAfter' in reservation) throw TooManyRequests(reservation.retryAfter)
     const ok = await verifyPassword(password, user?.password_hash ?? await dummyHash())
-    if (user === undefined || !ok) {
-      await this.failures.fail([throttleKey, addressKey])
-      throw Unauthorized('Wrong login and/or password.')
-    }
-    await this.failures.reset(throttleKey)
-    return { id: user.id, fullname: user.fullname, token_key: user.token_key }
+    // A failure keeps its reservation: it was counted before the check.
+    if (user === undefined || !ok) throw Unauthorized('Wrong login and/or password.')
+    await this.failures.refund(reservation)
+    return { subject: { id: user.id, fullname: user.fullname, token_key: user.token_key }, deviceCookie: this.devices.issue(user, now) }
   }
 
   /**

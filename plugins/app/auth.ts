@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import { ExpiredSignature, Unauthorized } from '../../core/errors.js'
 import type { Principal } from '../../core/security/roles.js'
+import { DeviceCookies } from '../../core/security/device-cookies.js'
 import { Sessions, tokenSecret, type TokenClaims, type TokenSubject } from '../../core/security/sessions.js'
 import { Users } from '../../core/security/users.js'
 
@@ -30,14 +31,16 @@ declare module 'fastify' {
  * user fails with 401. The routes that log in and out are plugins/routes/login.ts.
  */
 export default fp(async fastify => {
-  const { JWT_TTL, JWT_SECRET, LOGIN_MAX_FAILURES, LOGIN_MAX_FAILURES_PER_IP, LOGIN_THROTTLE_WINDOW } = fastify.config
+  const { JWT_TTL, JWT_SECRET, LOGIN_MAX_FAILURES, LOGIN_MAX_FAILURES_PER_IP, LOGIN_THROTTLE_WINDOW, LOGIN_DEVICE_COOKIE_TTL } = fastify.config
+  const secret = await tokenSecret(fastify.db, JWT_SECRET)
   await fastify.register(jwt, {
-    secret: await tokenSecret(fastify.db, JWT_SECRET),
+    secret,
     // @fastify/jwt reads a number as seconds.
     sign: { algorithm: 'HS256', expiresIn: JWT_TTL },
     verify: { algorithms: ['HS256'] }
   })
-  const sessions = new Sessions(fastify.db, { perUser: LOGIN_MAX_FAILURES, perAddress: LOGIN_MAX_FAILURES_PER_IP, windowSeconds: LOGIN_THROTTLE_WINDOW })
+  const sessions = new Sessions(fastify.db, { perUser: LOGIN_MAX_FAILURES, perAddress: LOGIN_MAX_FAILURES_PER_IP, windowSeconds: LOGIN_THROTTLE_WINDOW },
+    new DeviceCookies(secret, LOGIN_DEVICE_COOKIE_TTL))
   fastify.decorate('sessions', sessions)
   const users = new Users(fastify.db)
   users.onChange(id => { sessions.userChanged(id) })

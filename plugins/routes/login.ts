@@ -1,9 +1,18 @@
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { Unauthorized } from '../../core/errors.js'
+import type { DeviceCookie } from '../../core/security/device-cookies.js'
 import type { TokenClaims } from '../../core/security/sessions.js'
 
 const TokenResponse = Type.Object({ token: Type.String({ description: 'JWT (HS256) with sub, fullname, iat, exp, jti, token_key' }) })
+/**
+ * The device cookie (core/security/device-cookies.ts) for the whole origin, out of reach of
+ * scripts and of other sites' requests; `Secure` when the client reached the service over
+ * https (its own connection, a trusted proxy's X-Forwarded-Proto, or Zope's virtual hosting).
+ */
+const deviceCookieHeader = ({ name, value, maxAgeSeconds }: DeviceCookie, https: boolean): string =>
+  `${name}=${value}; Max-Age=${maxAgeSeconds}; Path=/; HttpOnly; SameSite=Strict${https ? '; Secure' : ''}`
+
 const errors = { 400: { $ref: 'Error#' }, 401: { $ref: 'Error#' }, 429: { $ref: 'Error#' } }
 
 /** `@login`, `@login-renew`, `@logout` (plone.restapi's token authentication). */
@@ -13,14 +22,16 @@ export default fp(async fastify => {
 
   fastify.post('/@login', {
     schema: {
-      summary: 'Log in with a login name and a password; returns a token',
+      summary: 'Log in with a login name and a password; returns a token and sets a device cookie',
       tags: ['auth'],
       body: Type.Object({ login: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }),
       response: { 200: TokenResponse, ...errors }
     }
-  }, async request => {
+  }, async (request, reply) => {
     const { login, password } = request.body as { login: string, password: string }
-    return { token: fastify.issueToken(await sessions.login(login, password, request.ip)) }
+    const { subject, deviceCookie } = await sessions.login({ login, password, address: request.ip, cookieHeader: request.headers.cookie })
+    void reply.header('set-cookie', deviceCookieHeader(deviceCookie, request.baseUrl.startsWith('https:')))
+    return { token: fastify.issueToken(subject) }
   })
 
   fastify.post('/@login-renew', {

@@ -1,71 +1,81 @@
 import t from 'tap'
 import { createPostgres } from '../../core/db/db.js'
 import { migrate } from '../../core/db/migrate.js'
-import { FailureCounts } from '../../core/security/throttle.js'
+import { FailureCounts, type Budget, type Reservation } from '../../core/security/throttle.js'
 import { freshDatabase, silentLogger } from '../helper.js'
 
-// Login throttling (docs/api.md): failures per key in a sliding window, counted in the
-// database so that every process sees the same count; times in ms from an origin.
+// Budgets of failed logins (docs/api.md, "Security"): attempts taken from budgets in a sliding
+// window before their password is checked, in the database so that every process spends the
+// same budgets; times in ms from an origin.
 const WINDOW = 60_000
 const databaseUrl = await freshDatabase(t)
 const db = createPostgres(databaseUrl, silentLogger)
 t.teardown(async () => { await db.close() })
 await migrate(db)
 const at = (ms: number): Date => new Date(Date.UTC(2026, 0, 1) + ms)
-const rows = async (): Promise<number> => (await db.query('SELECT 1 FROM login_failures')).rowCount
+const stored = async (): Promise<Array<{ key: string, n: number }>> =>
+  (await db.query<{ key: string, n: number }>('SELECT key, cardinality(failures) AS n FROM login_failures ORDER BY key')).rows
 t.beforeEach(async () => { await db.query('DELETE FROM login_failures') })
 
-t.test('a key may try until it has `limit` failures in the window', async t => {
+/** The seconds to wait, or 0 when the attempt was admitted. */
+const waitOf = (answer: Reservation | { retryAfter: number }): number => 'retryAfter' in answer ? answer.retryAfter : 0
+const budget = (key: string, limit: number): Budget => ({ key, limit })
+
+t.test('a budget admits `limit` attempts in the window, then says how long to wait', async t => {
   const counts = new FailureCounts(db, WINDOW)
-  await counts.fail(['jane'], at(0))
-  await counts.fail(['jane'], at(1000))
-  t.equal(await counts.retryAfter([['jane', 3]], at(2000)), 0, 'two failures are below the limit of 3')
-  await counts.fail(['jane'], at(2000))
-  t.equal(await counts.retryAfter([['jane', 3]], at(2000)), 58, 'three: wait until the first leaves the window, in seconds')
-  t.equal(await counts.retryAfter([['joe', 3]], at(2000)), 0, 'each key counts for itself')
+  t.equal(waitOf(await counts.reserve([budget('jane', 3)], at(0))), 0)
+  t.equal(waitOf(await counts.reserve([budget('jane', 3)], at(1000))), 0)
+  t.equal(waitOf(await counts.reserve([budget('jane', 3)], at(2000))), 0, 'the third of 3')
+  t.equal(waitOf(await counts.reserve([budget('jane', 3)], at(2000))), 58, 'the fourth waits until the first leaves the window, in seconds')
+  t.equal(waitOf(await counts.reserve([budget('joe', 3)], at(2000))), 0, 'each key counts for itself')
 })
 
 t.test('the wait ends when the oldest counted failure leaves the window', async t => {
   const counts = new FailureCounts(db, WINDOW)
-  await counts.fail(['jane'], at(0))
-  await counts.fail(['jane'], at(30_000))
-  t.equal(await counts.retryAfter([['jane', 2]], at(WINDOW - 1)), 1, 'a millisecond before: one second, rounded up')
-  t.equal(await counts.retryAfter([['jane', 2]], at(WINDOW)), 0, 'then one failure is left in the window')
-  await counts.fail(['jane'], at(WINDOW))
-  t.equal(await counts.retryAfter([['jane', 2]], at(WINDOW)), 30, 'and the next failure waits for the second one')
+  await counts.reserve([budget('jane', 2)], at(0))
+  await counts.reserve([budget('jane', 2)], at(30_000))
+  t.equal(waitOf(await counts.reserve([budget('jane', 2)], at(WINDOW - 1))), 1, 'a millisecond before: one second, rounded up')
+  t.equal(waitOf(await counts.reserve([budget('jane', 2)], at(WINDOW))), 0, 'then one failure is left in the window, and this one joins it')
+  t.equal(waitOf(await counts.reserve([budget('jane', 2)], at(WINDOW))), 30, 'the next waits for the one at 30 s')
 })
 
-t.test('several keys with their own limits: the longest wait', async t => {
+t.test('an attempt is taken from all its budgets or from none', async t => {
   const counts = new FailureCounts(db, WINDOW)
-  await counts.fail(['user:jane', 'address:1.2.3.4'], at(0))
-  await counts.fail(['user:jane', 'address:1.2.3.4'], at(10_000))
-  t.equal(await counts.retryAfter([['user:jane', 5], ['address:1.2.3.4', 2]], at(10_000)), 50, 'the address is throttled (until its failure at 0 leaves), the user not yet')
-  t.equal(await counts.retryAfter([['user:jane', 2], ['address:1.2.3.4', 1]], at(10_000)), 60, 'both: the longer wait')
+  await counts.reserve([budget('address:1.2.3.4', 2), budget('user:jane', 5)], at(0))
+  await counts.reserve([budget('address:1.2.3.4', 2), budget('user:jane', 5)], at(10_000))
+  t.equal(waitOf(await counts.reserve([budget('user:jane', 5), budget('address:1.2.3.4', 2)], at(10_000))), 50, 'the address is spent (until its failure at 0 leaves)')
+  t.same(await stored(), [{ key: 'address:1.2.3.4', n: 2 }, { key: 'user:jane', n: 2 }], 'the refused attempt cost jane\'s budget nothing')
+  t.equal(waitOf(await counts.reserve([budget('user:jane', 2), budget('address:1.2.3.4', 1)], at(10_000))), 60, 'both spent: the longer wait')
 })
 
-t.test('reset forgets a key', async t => {
+t.test('a refunded attempt was no failure', async t => {
   const counts = new FailureCounts(db, WINDOW)
-  await counts.fail(['jane'], at(0))
-  t.equal(await counts.retryAfter([['jane', 1]], at(0)), 60, 'throttled')
-  await counts.reset('jane')
-  t.equal(await counts.retryAfter([['jane', 1]], at(0)), 0, 'free again')
+  const first = await counts.reserve([budget('jane', 1), budget('address:a', 9)], at(0))
+  t.equal(waitOf(await counts.reserve([budget('jane', 1)], at(0))), 60, 'while its password is checked, it holds the budget')
+  await counts.refund(first as Reservation)
+  t.equal(waitOf(await counts.reserve([budget('jane', 1)], at(0))), 0, 'given back')
+  t.same(await stored(), [{ key: 'address:a', n: 0 }, { key: 'jane', n: 1 }], 'from every budget it was taken from, once')
 })
 
-t.test('failures that left the window are deleted by the next failure, whatever its key', async t => {
-  const counts = new FailureCounts(db, 100)
-  await counts.fail(['a', 'b'], at(0))
-  await counts.fail(['c'], at(50))
-  t.equal(await rows(), 3, 'within the window nothing is forgotten')
-  await counts.fail(['d'], at(149))
-  t.equal(await rows(), 2, 'a and b (at 0) left the window at 100 and are gone; c (at 50) and d stay')
+t.test('storage is bounded: a budget is one row of at most its limit, and rows that left the window go', async t => {
+  const counts = new FailureCounts(db, WINDOW)
+  for (let i = 0; i < 300; i++) await counts.reserve([budget('hammered', 4)], at(i * 10))
+  t.same(await stored(), [{ key: 'hammered', n: 4 }], '300 attempts on one budget: one row of 4 failures')
+  for (let i = 0; i < 200; i++) await counts.reserve([budget(`spray-${i}`, 4)], at(1000 + i))
+  t.equal((await stored()).length, 201, 'a spray of distinct keys within the window: one row each')
+  await counts.reserve([budget('late', 4)], at(1199 + WINDOW))
+  t.same(await stored(), [{ key: 'late', n: 1 }], 'the next attempt after the window deletes every row whose failures left it')
 })
 
-t.test('two instances on one database count the same failures (two processes)', async t => {
+t.test('parallel attempts from two processes never exceed a budget', async t => {
   const other = createPostgres(databaseUrl, silentLogger)
   t.teardown(async () => { await other.close() })
-  const here = new FailureCounts(db, WINDOW)
-  const there = new FailureCounts(other, WINDOW)
-  await here.fail(['jane'], at(0))
-  await there.fail(['jane'], at(1))
-  t.equal(await here.retryAfter([['jane', 2]], at(2)), 60, 'each sees the other\'s failure')
+  const processes = [new FailureCounts(db, WINDOW), new FailureCounts(other, WINDOW)]
+  const answers = await Promise.all(Array.from({ length: 40 }, async (_, i) =>
+    await processes[i % 2].reserve([budget('user:jane', 5), budget(`address:10.0.0.${i % 3}`, 100)], at(0))))
+  t.equal(answers.filter(answer => waitOf(answer) === 0).length, 5, '40 at once: exactly 5 admitted')
+  const rows = await stored()
+  t.same(rows.filter(row => row.key === 'user:jane'), [{ key: 'user:jane', n: 5 }])
+  const total = rows.filter(row => row.key.startsWith('address:')).reduce((sum, row) => sum + row.n, 0)
+  t.equal(total, 5, 'the addresses hold the 5 admitted: the 35 refused cost them nothing')
 })
