@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import app, { type AppOptions } from './app.js'
 import { loadConfig, type Config } from '../core/config/config.js'
+import { proxyTrust } from '../core/config/proxy-trust.js'
 import { clientErrorHandler, frameworkErrors } from '../plugins/support/error-handler.js'
 import { loggerOptions } from './log.js'
 import { closeOnSignals } from './signals.js'
@@ -29,7 +30,7 @@ export async function buildServer (config: Config = loadConfig(), options: AppOp
   const fastify = Fastify({
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
     rewriteUrl: createUrlRewriter(config.SITE_PATH),
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: proxyTrust(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     // The embedded database can take more than Fastify's 10 s default to open on a busy machine.

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import Value from 'typebox/value'
+import { proxyTrust } from './proxy-trust.js'
 
 /**
  * The one environment schema of the service. It is read once, at start, into
@@ -21,7 +22,8 @@ export const ConfigSchema = Type.Object({
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')
   ], { default: 'info' }),
   CORS_ALLOW_ORIGIN: Type.String({ default: '', pattern: '^(\\s*(\\*|https?://[^\\s,/]+)/?\\s*)?(,\\s*(\\*|https?://[^\\s,/]+)/?\\s*)*$', description: 'Origins allowed to call the API from a browser, comma-separated (https://volto.example.org); * = any; empty = no CORS' }),
-  TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour X-Forwarded-Proto/Host' }),
+  TRUST_PROXY: Type.Refine(Type.String({ default: 'false', description: 'Proxies whose X-Forwarded-For/Proto/Host are honoured: false, true, a hop count, or proxy addresses and CIDR ranges, comma-separated' }),
+    value => proxyTrust(value) !== undefined, () => 'must be false, true, a hop count, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
   BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
