@@ -11,8 +11,9 @@ const EXPOSED_HEADERS = ['Location', 'ETag', 'X-Request-Id', 'X-Search-Engine', 
  * directly), for the origins in `CORS_ALLOW_ORIGIN` only; empty = off, and
  * `OPTIONS` is then 404 like any unknown route. Preflights are answered in
  * the onRequest hook, before authentication. Credentials are allowed so that
- * a client may send its Authorization header; the API sets no cookies, so a
- * page on an allowed origin can only act with a token it holds itself.
+ * a client may send its Authorization header; the one cookie the API sets,
+ * `@login`'s device cookie, authorizes nothing (core/security/device-cookies.ts),
+ * so a page on an allowed origin can only act with a token it holds itself.
  */
 export default fp(async fastify => {
   const setting = fastify.config.CORS_ALLOW_ORIGIN.split(',').map(o => o.trim().replace(/\/+$/, '')).filter(Boolean)

@@ -17,8 +17,9 @@ import fp from 'fastify-plugin'
  * - `Cross-Origin-Resource-Policy: cross-origin`: Volto may run on another
  *   origin and show a talk's image with `<img>` (a no-cors request, which
  *   helmet's default `same-origin` blocks). It gives nothing away: browsers
- *   send no credentials with such a request (this API knows only Bearer
- *   tokens, no cookies), so what they load is what anyone may load.
+ *   send no credentials with such a request (this API authenticates Bearer
+ *   tokens only; its login device cookie authorizes nothing), so what they
+ *   load is what anyone may load.
  *
  * Left out, because they are about HTML documents or belong elsewhere:
  * Cross-Origin-Opener-Policy and Origin-Agent-Cluster (the browsing context
