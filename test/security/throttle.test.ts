@@ -1,5 +1,8 @@
 import t from 'tap'
-import { createPostgres } from '../../core/db/db.js'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createEmbedded, createPostgres } from '../../core/db/db.js'
 import { migrate } from '../../core/db/migrate.js'
 import { FailureCounts, type Budget, type Reservation } from '../../core/security/throttle.js'
 import { freshDatabase, silentLogger } from '../helper.js'
@@ -75,7 +78,25 @@ t.test('parallel attempts from two processes never exceed a budget', async t => 
     await processes[i % 2].reserve([budget('user:jane', 5), budget(`address:10.0.0.${i % 3}`, 100)], at(0))))
   t.equal(answers.filter(answer => waitOf(answer) === 0).length, 5, '40 at once: exactly 5 admitted')
   const rows = await stored()
-  t.same(rows.filter(row => row.key === 'user:jane'), [{ key: 'user:jane', n: 5 }])
+  t.same(rows.filter(row => row.key === 'user:jane'), [{ key: 'user:jane', n: 5 }], 'the account holds the 5')
   const total = rows.filter(row => row.key.startsWith('address:')).reduce((sum, row) => sum + row.n, 0)
   t.equal(total, 5, 'the addresses hold the 5 admitted: the 35 refused cost them nothing')
+})
+
+t.test('the embedded database (PGlite) keeps the same budgets', async t => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cms-throttle-'))
+  const embedded = await createEmbedded(dataDir)
+  t.teardown(async () => {
+    await embedded.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  await migrate(embedded)
+  const counts = new FailureCounts(embedded, WINDOW)
+  const first = await counts.reserve([budget('jane', 2), budget('address:a', 9)], at(0))
+  t.equal(waitOf(await counts.reserve([budget('jane', 2), budget('address:a', 9)], at(1000))), 0)
+  t.equal(waitOf(await counts.reserve([budget('jane', 2), budget('address:a', 9)], at(2000))), 58, 'spent: wait until the first (at 0) leaves')
+  await counts.refund(first as Reservation)
+  t.equal(waitOf(await counts.reserve([budget('jane', 2)], at(2000))), 0, 'a refund gives the unit back')
+  await counts.reserve([budget('other', 2)], at(2001 + WINDOW))
+  t.same((await embedded.query<{ key: string }>('SELECT key FROM login_failures')).rows, [{ key: 'other' }], 'rows that left the window go')
 })
