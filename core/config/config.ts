@@ -27,8 +27,9 @@ export const ConfigSchema = Type.Object({
   BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
-  LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins per account from unknown clients, and per known device, before throttling' }),
-  LOGIN_MAX_FAILURES_PER_IP: Type.Integer({ default: 20, minimum: 1, description: 'Failed logins per client address from unknown clients before throttling' }),
+  // A budget keeps its failures' times in one row, rewritten at each failure: bounded.
+  LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 10000, description: 'Failed logins per account from unknown clients, and per known device, before throttling' }),
+  LOGIN_MAX_FAILURES_PER_IP: Type.Integer({ default: 20, minimum: 1, maximum: 10000, description: 'Failed logins per client address from unknown clients before throttling' }),
   LOGIN_THROTTLE_WINDOW: Type.Integer({ default: 900, minimum: 1, description: 'Throttling window in seconds' }),
   LOGIN_DEVICE_COOKIE_TTL: Type.Integer({ default: 180 * 24 * 3600, minimum: 1, description: 'Lifetime in seconds of the cookie that makes a browser a known device of its user' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for the asynchronous index queue' }),

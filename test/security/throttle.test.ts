@@ -2,6 +2,7 @@ import t from 'tap'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { loadConfig } from '../../core/config/config.js'
 import { createEmbedded, createPostgres } from '../../core/db/db.js'
 import { migrate } from '../../core/db/migrate.js'
 import { FailureCounts, type Budget, type Reservation } from '../../core/security/throttle.js'
@@ -99,4 +100,11 @@ t.test('the embedded database (PGlite) keeps the same budgets', async t => {
   t.equal(waitOf(await counts.reserve([budget('jane', 2)], at(2000))), 0, 'a refund gives the unit back')
   await counts.reserve([budget('other', 2)], at(2001 + WINDOW))
   t.same((await embedded.query<{ key: string }>('SELECT key FROM login_failures')).rows, [{ key: 'other' }], 'rows that left the window go')
+})
+
+t.test('the configured limits are bounded, and so is a budget\'s row', async t => {
+  for (const name of ['LOGIN_MAX_FAILURES', 'LOGIN_MAX_FAILURES_PER_IP']) {
+    t.equal(loadConfig({ [name]: '10000' })[name as 'LOGIN_MAX_FAILURES'], 10000, `${name}: 10000 is the most`)
+    t.throws(() => loadConfig({ [name]: '10001' }), new RegExp(`${name}: must be <= 10000`), `${name}: more stops the start`)
+  }
 })
