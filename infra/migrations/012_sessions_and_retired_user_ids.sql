@@ -14,3 +14,11 @@ UPDATE users SET token_key = gen_random_uuid()::text
   WHERE EXISTS (SELECT 1 FROM revoked_tokens WHERE expires_at > now());
 DROP TABLE revoked_tokens;
 
+-- A user id, once used, is never given to another user: ownership and local
+-- roles name it (docs/api.md, "Security"). Deleting a user retires its id, in
+-- the transaction of the delete; ids are compared as logins are, ignoring case.
+-- Which ids were deleted before this migration, nothing records.
+CREATE TABLE retired_user_ids (
+  login_key text PRIMARY KEY,
+  retired timestamptz NOT NULL DEFAULT now()
+);
