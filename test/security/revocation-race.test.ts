@@ -89,6 +89,8 @@ for (const [name, { topic, end, ended }] of Object.entries(endings)) {
     const token = here.app.issueToken({ id: 'sam', fullname: 'User sam', token_key: await samKey() })
     const heard = new Promise<void>(resolve => { here.app.db.notifications.onChange(topic, () => { resolve() }) })
     const since = (await there.app.db.query<{ at: Date }>('SELECT clock_timestamp() AS at')).rows[0].at
+    // A connection of the pool must be open and idle: a new one's handshake would be held too.
+    await here.app.db.query('SELECT 1')
     proxy.hold()
     const reading = here.call('GET', '/@users/sam', undefined, token)
     await until(async () => await principalRead(since)) // answered from before the change; the answer waits in the proxy
