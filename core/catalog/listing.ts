@@ -1,4 +1,5 @@
 import { SUMMARY_METADATA, type Serializer } from '../content/serializer.js'
+import type { Reader } from '../content/summaries.js'
 import type { ContentStore } from '../content/store.js'
 import type { Queryable } from '../db/db.js'
 import type { Query } from '../query/model.js'
@@ -23,9 +24,7 @@ export interface ListingOptions {
 }
 
 /** Who asks, and the addresses the answer is written in. */
-export interface Caller {
-  principal: Principal
-  baseUrl: string
+export interface Caller extends Reader {
   /** The request's URL as the client sent it, absolute (for the batching links). */
   url: string
 }
@@ -99,7 +98,7 @@ export class Listings {
   async page (caller: Caller, options: ListingOptions, page: ResultPage): Promise<Listing> {
     const items = options.fullobjects
       ? await this.fullObjects(caller, page.uids)
-      : page.rows.map(row => this.o.serializer.summaryFromCatalog(caller.baseUrl, row, options.metadataFields))
+      : page.rows.map(row => this.o.serializer.resultSummary(caller, row, options.metadataFields))
     const listing: Listing = { items, items_total: page.total }
     const batching = batchingLinks(caller.url, page.total, page.batch)
     if (batching !== undefined) listing.batching = batching
@@ -119,7 +118,7 @@ export class Listings {
       const located = found.get(uid)
       // Deleted, or changed so that the caller may no longer view it, since the catalogue (or Solr) answered.
       if (located === undefined || !can(caller.principal, Permission.View, located)) return []
-      return [this.o.serializer.object(caller.baseUrl, located)]
+      return [this.o.serializer.object(caller, located)]
     })
   }
 }

@@ -16,7 +16,8 @@ export const ConfigSchema = Type.Object({
   ADMIN_PASSWORD: Type.String({ default: '', description: 'Password of the first admin user; empty = random, printed once' }),
   // RFC 7518 §3.2: an HS256 key has at least 256 bits.
   JWT_SECRET: Type.String({ default: '', pattern: '^(|.{32,})$', description: 'HS256 secret of at least 32 characters; empty = generated once and kept in the database' }),
-  JWT_TTL: Type.Integer({ default: 43200, minimum: 1, description: 'Token lifetime in seconds' }),
+  // Bounded so that every expiry a token of this service carries is one PostgreSQL stores (revoked_sessions).
+  JWT_TTL: Type.Integer({ default: 43200, minimum: 1, maximum: 31_536_000, description: 'Token lifetime in seconds, at most a year' }),
   LOG_LEVEL: Type.Union([
     Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')

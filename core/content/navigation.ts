@@ -1,10 +1,9 @@
 import type { CatalogSearch } from '../catalog/search.js'
 import type { Queryable } from '../db/db.js'
 import type { Query } from '../query/model.js'
-import { can } from '../security/permissions.js'
-import { Permission, type Principal } from '../security/roles.js'
-import type { ContentType } from './registry.js'
-import type { ContentRow, Located } from './rows.js'
+import type { Located } from './rows.js'
+import type { Serializer } from './serializer.js'
+import type { Reader, Summary } from './summaries.js'
 import { urlOf } from './urls.js'
 
 /** One entry of `@navigation` (plone.restapi's shape): its children when the depth reaches them. */
@@ -22,14 +21,12 @@ const MAX_NAVIGATION_ENTRIES = 1000
 
 /**
  * `@breadcrumbs` (plone.restapi): the path from the site root to the object,
- * root excluded, each step the caller may view.
+ * root excluded, one step (`{@id, title}`) for each object on it; a step the
+ * reader may not view is its `@id` alone (Plone shows its title).
  */
-export function breadcrumbs (baseUrl: string, located: Located, who: Principal, typeOf: (obj: ContentRow) => ContentType): Array<{ '@id': string, title: string }> {
-  return located.lineage.slice(1).flatMap((obj, i) => {
-    const lineage = located.lineage.slice(0, i + 2)
-    if (!can(who, Permission.View, { lineage, type: typeOf(obj) })) return []
-    return [{ '@id': urlOf(baseUrl, obj.path), title: String(obj.data.title ?? obj.id) }]
-  })
+export function breadcrumbs (reader: Reader, located: Located, serializer: Serializer): Summary[] {
+  return located.lineage.slice(1).map((_, i) =>
+    serializer.summary(reader, located.lineage.slice(0, i + 2), obj => ({ title: String(obj.data.title ?? obj.id) })))
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ContentRow, Located } from './rows.js'
 import { BadRequest } from '../errors.js'
 import { textOf } from '../query/zope.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
+import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
 
 /** The keys every summary has (plone.restapi's default summary). */
@@ -18,6 +19,15 @@ export const SUMMARY_METADATA = ['UID', 'path_string', ...Object.values(SUMMARY_
 
 const wire = (value: unknown): unknown => value instanceof Date ? isoDate(value) : value
 
+/** plone.restapi's summary of an object, `@id` aside. */
+const plonesSummary = (obj: ContentRow, type: ContentType): Record<string, unknown> => ({
+  '@type': obj.portal_type,
+  title: obj.data.title ?? '',
+  description: obj.data.description ?? '',
+  review_state: obj.review_state,
+  type_title: type.title
+})
+
 /** plone.restapi's lock info of an object nobody locked. */
 export const UNLOCKED = Object.freeze({ locked: false, stealable: true })
 
@@ -25,6 +35,7 @@ export const UNLOCKED = Object.freeze({ locked: false, stealable: true })
  * What Plone answers for the features this service does not have (discussion,
  * next/previous navigation, versioning, working copies, multilingual, rights
  * and contributors as fields), so that clients find every key they read.
+ * Next/previous items, once they exist, are summaries: `Serializer.summary`.
  */
 const ABSENT_FEATURES = {
   allow_discussion: false,
@@ -54,23 +65,25 @@ export class Serializer {
     return names
   }
 
-  summaryFromCatalog (baseUrl: string, row: Record<string, unknown>, extra: string[]): Record<string, unknown> {
-    const summary: Record<string, unknown> = { '@id': urlOf(baseUrl, String(row.path_string)) }
+  /**
+   * The summary of a search result or a listed item, from its catalogue row: a
+   * row of the reader's own query, whose security filter let through only
+   * what the reader may view (core/content/summaries.ts).
+   */
+  resultSummary (reader: Reader, row: Record<string, unknown>, extra: string[]): Record<string, unknown> {
+    const summary: Record<string, unknown> = { '@id': urlOf(reader.baseUrl, String(row.path_string)) }
     for (const [key, col] of Object.entries(SUMMARY_COLUMNS)) summary[key] = wire(row[col] ?? (key === 'title' || key === 'description' ? '' : null))
     for (const name of extra) summary[name] = wire(row[name] ?? null)
     return summary
   }
 
-  summaryOf (baseUrl: string, obj: ContentRow): Record<string, unknown> {
-    const type = this.types.get(obj.portal_type)
-    return {
-      '@id': urlOf(baseUrl, obj.path),
-      '@type': obj.portal_type,
-      title: obj.data.title ?? '',
-      description: obj.data.description ?? '',
-      review_state: obj.review_state,
-      type_title: type?.title ?? obj.portal_type
-    }
+  /**
+   * The summary of the object that ends `lineage` (a parent, a breadcrumb) as
+   * `reader` may see it: `describe` (by default plone.restapi's summary) when
+   * they may view it, else its `@id` alone (core/content/summaries.ts).
+   */
+  summary (reader: Reader, lineage: ContentRow[], describe: (obj: ContentRow, type: ContentType) => Record<string, unknown> = plonesSummary): Summary {
+    return summaryOf(reader, lineage, obj => this.types.get(obj.portal_type), describe)
   }
 
   private fieldValue (url: string, type: ContentType, name: string, value: unknown): unknown {
@@ -80,11 +93,10 @@ export class Serializer {
     return value
   }
 
-  /** The full object, as `GET <path>` answers (docs/api.md, "Endpoints"). */
-  object (baseUrl: string, located: Located): Record<string, unknown> {
+  /** The full object, as `GET <path>` answers (docs/api.md, "Endpoints"), for a reader who may view it. */
+  object (reader: Reader, located: Located): Record<string, unknown> {
     const { obj, type, lineage } = located
-    const url = urlOf(baseUrl, obj.path)
-    const parent = lineage[lineage.length - 2]
+    const url = urlOf(reader.baseUrl, obj.path)
     const result: Record<string, unknown> = {
       '@id': url,
       '@type': obj.portal_type,
@@ -95,7 +107,7 @@ export class Serializer {
       created: isoDate(obj.created),
       modified: isoDate(obj.modified),
       creators: obj.creators,
-      parent: parent === undefined ? {} : this.summaryOf(baseUrl, parent),
+      parent: lineage.length < 2 ? {} : this.summary(reader, lineage.slice(0, -1)),
       is_folderish: type.folderish,
       layout: type.layout,
       effective: isoDate(obj.data.effective as string | undefined),

@@ -1,88 +1,114 @@
 import type { Notifications } from '../db/notifications.js'
 import type { Principal } from './roles.js'
+import type { TokenClaims } from './token-form.js'
 
-/** The notification topics that end cached principals: a user changed or went, a token was revoked. */
+/** The notification topics that end cached principals: a user changed or went, a session was revoked (keyed by its `jti`). */
 export const USER_CHANGED = 'user'
 export const TOKEN_REVOKED = 'token'
 
 /** Tokens whose principal is kept (the least recently used go first). */
 const MAX_ENTRIES = 10_000
 
-interface Entry { principal: Principal, expiresAt: number, hash: string }
+/** A verified token's session: who it stands for, and the claims it was verified with. */
+export interface KnownSession { principal: Principal, claims: TokenClaims }
 
 /**
  * The principal each verified token stands for, so that an authenticated
  * request costs no database round trip — nor, for a token seen before, the
- * signature check and hash: an entry exists only for a token whose signature
- * was verified, it ends with the token's own expiry, and nothing but the
- * expiry in a token's claims changes with time. Kept by the token as sent
- * (a Map key; a JWT is a few hundred bytes); revocation names the token by
- * its hash, which each entry keeps.
+ * signature check: an entry exists only for a token whose signature and
+ * claims were checked, it ends with the token's own expiry, and nothing but
+ * the expiry in a token's claims changes with time. Looked up by the token as
+ * sent (a Map key; a JWT is a few hundred bytes), so that the fast path
+ * decodes nothing; ended by what the token names — its session (`jti`) or its
+ * user — so that a revocation ends every text that carries the session
+ * (only canonically spelled tokens are ever kept: core/security/token-form.ts).
  *
  * Revocation still takes effect at once in every process: a user's change
- * (roles, password, deletion) and a token's revocation are notified in the
+ * (roles, password, deletion) and a session's revocation are notified in the
  * transaction that makes them, and every process drops what they end; while
  * notifications are not heard, nothing is kept and every request asks the
- * database.
+ * database. A principal read from the database while something was dropped
+ * is not kept (`generation`): the read may predate the revocation that the
+ * drop was for, and keeping it would bring the session back.
  */
 export class PrincipalCache {
-  private readonly byToken = new Map<string, Entry>()
-  private readonly tokenOfHash = new Map<string, string>()
-  private readonly tokensOf = new Map<string, Set<string>>()
+  private readonly byToken = new Map<string, KnownSession>()
+  private readonly tokensOfSession = new Map<string, Set<string>>()
+  private readonly tokensOfUser = new Map<string, Set<string>>()
+  private drops = 0
 
   constructor (private readonly notifications: Notifications) {
     notifications.onChange(USER_CHANGED, userId => { if (userId === null) this.clear(); else this.dropUser(userId) })
-    notifications.onChange(TOKEN_REVOKED, hash => { if (hash === null) this.clear(); else this.drop(hash) })
+    notifications.onChange(TOKEN_REVOKED, jti => { if (jti === null) this.clear(); else this.dropSession(jti) })
   }
 
-  /** The principal of a token verified before and not expired since (undefined: verify it). */
-  get (token: string, now = Date.now()): Principal | undefined {
+  /** Changes whenever anything is dropped: read it before asking the database for what `set` will keep. */
+  get generation (): number { return this.drops }
+
+  /** The session of a token verified before and not expired since (undefined: verify it). */
+  get (token: string, now = Date.now()): KnownSession | undefined {
     if (!this.notifications.listening) return undefined
     const entry = this.byToken.get(token)
     if (entry === undefined) return undefined
-    if (now >= entry.expiresAt) {
-      this.drop(entry.hash)
+    if (now >= entry.claims.exp * 1000) {
+      this.forget(token)
       return undefined
     }
     this.byToken.delete(token)
     this.byToken.set(token, entry)
-    return entry.principal
+    return entry
   }
 
-  /** `expiresAt` (ms): the token's own expiry. Kept only while notifications are heard (else a revocation could be missed). */
-  set (token: string, hash: string, principal: Principal, expiresAt: number): void {
-    if (!this.notifications.listening || principal.userId === null) return
-    this.byToken.set(token, { principal, expiresAt, hash })
-    this.tokenOfHash.set(hash, token)
-    const tokens = this.tokensOf.get(principal.userId) ?? new Set()
-    tokens.add(token)
-    this.tokensOf.set(principal.userId, tokens)
-    if (this.byToken.size > MAX_ENTRIES) this.drop(this.byToken.values().next().value!.hash)
+  /**
+   * Keeps a session read from the database when nothing was dropped since
+   * `generation` was read, and only while notifications are heard (else a
+   * revocation could be missed).
+   */
+  set (token: string, session: KnownSession, generation: number): void {
+    if (!this.notifications.listening || generation !== this.drops || session.principal.userId === null) return
+    this.byToken.set(token, session)
+    indexed(this.tokensOfSession, session.claims.jti).add(token)
+    indexed(this.tokensOfUser, session.principal.userId).add(token)
+    if (this.byToken.size > MAX_ENTRIES) this.forget(this.byToken.keys().next().value!)
   }
 
   /** This process's own changes apply before its answer, whatever the notification's timing. */
   dropUser (userId: string): void {
-    for (const token of this.tokensOf.get(userId) ?? []) {
-      const entry = this.byToken.get(token)
-      if (entry !== undefined) this.tokenOfHash.delete(entry.hash)
-      this.byToken.delete(token)
-    }
-    this.tokensOf.delete(userId)
+    this.drops++
+    for (const token of this.tokensOfUser.get(userId) ?? []) this.forget(token)
   }
 
-  /** Ends the entry of the token with this hash (a revocation names tokens by their hash). */
-  drop (hash: string): void {
-    const token = this.tokenOfHash.get(hash)
-    if (token === undefined) return
-    this.tokenOfHash.delete(hash)
+  /** Ends every token of a session (logout, renewal). */
+  dropSession (jti: string): void {
+    this.drops++
+    for (const token of this.tokensOfSession.get(jti) ?? []) this.forget(token)
+  }
+
+  private forget (token: string): void {
     const entry = this.byToken.get(token)
+    if (entry === undefined) return
     this.byToken.delete(token)
-    if (entry?.principal.userId != null) this.tokensOf.get(entry.principal.userId)?.delete(token)
+    unindex(this.tokensOfSession, entry.claims.jti, token)
+    unindex(this.tokensOfUser, entry.principal.userId!, token)
   }
 
   private clear (): void {
+    this.drops++
     this.byToken.clear()
-    this.tokenOfHash.clear()
-    this.tokensOf.clear()
+    this.tokensOfSession.clear()
+    this.tokensOfUser.clear()
   }
+}
+
+function indexed (index: Map<string, Set<string>>, key: string): Set<string> {
+  let tokens = index.get(key)
+  if (tokens === undefined) index.set(key, tokens = new Set())
+  return tokens
+}
+
+/** An empty set is removed, so that the indexes hold no more keys than there are entries. */
+function unindex (index: Map<string, Set<string>>, key: string, token: string): void {
+  const tokens = index.get(key)
+  tokens?.delete(token)
+  if (tokens?.size === 0) index.delete(key)
 }

@@ -1,14 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from '../db/db.js'
-import { TooManyRequests, Unauthorized } from '../errors.js'
+import { TooManyRequests, Unauthorized, type ApiError } from '../errors.js'
 import { dummyHash, verifyPassword } from './passwords.js'
 import type { Principal } from './roles.js'
-import { PrincipalCache, TOKEN_REVOKED } from './principal-cache.js'
+import type { TokenClaims } from './token-form.js'
+import { PrincipalCache, TOKEN_REVOKED, type KnownSession } from './principal-cache.js'
 import { type DeviceCookie, type DeviceCookies } from './device-cookies.js'
 import { type Budget, FailureCounts } from './throttle.js'
 
-/** `token_key` binds a token to the user record it was issued for (infra/migrations/006_token_binding.sql). */
-export interface TokenClaims { sub: string, fullname: string | null, token_key?: string, exp: number, iat: number, jti: string }
 /** Who a token is issued for. */
 export interface TokenSubject { id: string, fullname: string | null, token_key: string }
 
@@ -32,8 +31,6 @@ export interface LoginAttempt {
 
 /** A successful login: who logged in, and the device cookie to give the client. */
 export interface LoggedIn { subject: TokenSubject, deviceCookie: DeviceCookie }
-
-const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex')
 
 /**
  * Logins and the sessions they open: checking a password (throttled), the
@@ -87,34 +84,32 @@ export class Sessions {
   }
 
   /**
-   * The principal of a token whose signature and expiry were checked and
-   * that `known` did not know: 401 when it names no user, was issued for an
-   * earlier record of its user (re-created, or its password changed since),
-   * or was revoked; else kept for `known` until the token expires.
+   * The principal of a token whose signature and claims were checked
+   * (core/security/token-form.ts) and that `known` did not know: 401 when it
+   * names no user, was issued for an earlier record of its user (re-created,
+   * or its password changed since), or its session was revoked; else kept for
+   * `known` until the token expires.
    */
   async principal (token: string, claims: TokenClaims): Promise<Principal> {
-    // Tokens signed before tokens were bound to user records carry no key: they
-    // could outlive their user, so they are refused like any other stale token.
-    if (typeof claims.token_key !== 'string') throw Unauthorized('The authentication token is from an older version of the service. Log in again.')
-    const hash = tokenHash(token)
+    const generation = this.principals.generation
     const { rows } = await this.db.query<{ id: string, fullname: string | null, roles: string[], current: boolean, revoked: boolean }>(
-      `SELECT id, fullname, roles, token_key = $3 AS current, EXISTS (SELECT 1 FROM revoked_tokens WHERE token_hash = $2) AS revoked
-       FROM users WHERE id = $1`, [claims.sub, hash, claims.token_key])
+      `SELECT id, fullname, roles, token_key = $3 AS current, EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = $2) AS revoked
+       FROM users WHERE id = $1`, [claims.sub, claims.jti, claims.token_key])
     const user = rows[0]
     if (user === undefined) throw Unauthorized('The authentication token names an unknown user.')
     if (!user.current) throw Unauthorized('The authentication token was issued before its user was re-created or changed password. Log in again.')
-    if (user.revoked) throw Unauthorized('The authentication token has been revoked (logged out).')
+    if (user.revoked) throw SessionEnded()
     const principal = { userId: user.id, fullname: user.fullname, roles: user.roles }
-    this.principals.set(token, hash, principal, claims.exp * 1000)
+    this.principals.set(token, { principal, claims }, generation)
     return principal
   }
 
   /**
-   * The principal of a token this process verified and resolved before,
-   * unexpired and not revoked since: no signature check, hash or query
+   * The session of a token this process verified and resolved before,
+   * unexpired and not revoked since: no signature check or query
    * (undefined: verify the token, then ask `principal`).
    */
-  known (token: string): Principal | undefined {
+  known (token: string): KnownSession | undefined {
     return this.principals.get(token)
   }
 
@@ -123,18 +118,26 @@ export class Sessions {
     this.principals.dropUser(userId)
   }
 
-  /** Ends a token (logout, renewal) until it would have expired anyway. */
-  async revoke (token: string, expiresAt: number): Promise<void> {
-    const hash = tokenHash(token)
-    await this.db.transaction(async tx => {
-      await tx.query(`INSERT INTO revoked_tokens (token_hash, expires_at) VALUES ($1, to_timestamp($2))
-        ON CONFLICT (token_hash) DO NOTHING`, [hash, expiresAt])
-      await this.db.notifications.notify(tx, TOKEN_REVOKED, hash)
+  /**
+   * Ends a session (logout, renewal) — every token that carries its `jti` —
+   * until its token would have expired anyway. 401 when it has ended already:
+   * of two requests that end one session at once (a logout and a renewal, two
+   * renewals), one does, so that a session never forks into two.
+   */
+  async revoke (claims: TokenClaims): Promise<void> {
+    const revoked = await this.db.transaction(async tx => {
+      const { rowCount } = await tx.query(`INSERT INTO revoked_sessions (jti, expires_at) VALUES ($1, to_timestamp($2))
+        ON CONFLICT (jti) DO NOTHING`, [claims.jti, claims.exp])
+      if (rowCount > 0) await this.db.notifications.notify(tx, TOKEN_REVOKED, claims.jti)
+      return rowCount > 0
     })
-    this.principals.drop(hash)
-    await this.db.query('DELETE FROM revoked_tokens WHERE expires_at < now()')
+    this.principals.dropSession(claims.jti)
+    if (!revoked) throw SessionEnded()
+    await this.db.query('DELETE FROM revoked_sessions WHERE expires_at < now()')
   }
 }
+
+const SessionEnded = (): ApiError => Unauthorized('The authentication token has been revoked (logged out).')
 
 /** The secret tokens are signed with: the configured one, else one generated at first start and kept in the database. */
 export async function tokenSecret (db: Db, configured: string): Promise<string> {

@@ -91,9 +91,19 @@ export class Users {
     })
   }
 
-  /** False when there is no such user. Its tokens end with it (they name a record that is gone). */
+  /**
+   * False when there is no such user. Its tokens end with it (they name a
+   * record that is gone), and its id is retired in the same transaction: no
+   * later user gets it (`claimLogins`), so that ownership and local roles that
+   * name it never pass to anyone else.
+   */
   async remove (id: string): Promise<boolean> {
-    return await this.changing(id, async tx => (await tx.query('DELETE FROM users WHERE id = $1', [id])).rowCount > 0)
+    return await this.changing(id, async tx => {
+      const deleted = await tx.query('DELETE FROM users WHERE id = $1', [id])
+      if (deleted.rowCount === 0) return false
+      await tx.query('INSERT INTO retired_user_ids (login_key) VALUES (lower($1)) ON CONFLICT DO NOTHING', [id])
+      return true
+    })
   }
 
   /**
@@ -126,14 +136,22 @@ export class Users {
    * lock, check, and write before it is released at commit: of two concurrent
    * writes, the second sees the first. The unique indexes of
    * 002_unique_logins.sql stay as the database's own guard within each column.
+   *
+   * A new user name may not be a retired id either (`remove`). Users and
+   * retired ids are read in one statement, so in one snapshot: a delete that
+   * commits during the create is seen whole (the user gone and its id
+   * retired) or not at all (the user still there), never half.
    */
   private async claimLogins (tx: Queryable, username: string | null, email: string | null, except: string | null = null): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock(7340004)')
-    const { rows } = await tx.query<{ id: string, email: string | null }>(
+    const { rows } = await tx.query<{ id: string | null, email: string | null }>(
       `SELECT id, email FROM users WHERE (lower(id) IN (lower($1), lower($2)) OR lower(email) IN (lower($1), lower($2)))
-       AND id IS DISTINCT FROM $3 LIMIT 1`, [username, email, except])
+       AND id IS DISTINCT FROM $3
+       UNION ALL SELECT NULL, NULL FROM retired_user_ids WHERE login_key = lower($1)
+       LIMIT 1`, [username, email, except])
     const taken = rows[0]
     if (taken === undefined) return
+    if (taken.id === null) throw Conflict(`The user name '${String(username)}' belonged to a deleted user: user ids are never reused, so that nobody inherits another user's content or roles.`)
     const takenBy = (login: string): boolean => [taken.id, taken.email].some(held => held?.toLowerCase() === login.toLowerCase())
     if (username !== null && takenBy(username)) throw Conflict(`The user name '${username}' is taken: another user logs in with it.`)
     throw Conflict(`The e-mail address '${String(email)}' is taken: another user logs in with it.`)

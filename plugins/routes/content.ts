@@ -49,7 +49,7 @@ export default fp(async fastify => {
     const lock = located.lock !== undefined ? located.lock : await fastify.locks.live(located.obj.uid)
     return {
       '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
-      ...serializer.object(request.baseUrl, located),
+      ...serializer.object(request, located),
       lock: lockInfo(request.baseUrl, lock, request.principal.userId, can(request.principal, Permission.Modify, located))
     }
   }

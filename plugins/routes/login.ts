@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { Unauthorized } from '../../core/errors.js'
 import type { DeviceCookie } from '../../core/security/device-cookies.js'
-import type { TokenClaims } from '../../core/security/sessions.js'
 
 const TokenResponse = Type.Object({ token: Type.String({ description: 'JWT (HS256) with sub, fullname, iat, exp, jti, token_key' }) })
 /**
@@ -18,7 +17,6 @@ const errors = { 400: { $ref: 'Error#' }, 401: { $ref: 'Error#' }, 429: { $ref: 
 /** `@login`, `@login-renew`, `@logout` (plone.restapi's token authentication). */
 export default fp(async fastify => {
   const { sessions } = fastify
-  const claimsOf = (token: string): TokenClaims => fastify.jwt.decode<TokenClaims>(token)!
 
   fastify.post('/@login', {
     schema: {
@@ -39,11 +37,11 @@ export default fp(async fastify => {
   }, async request => {
     const { principal, token } = request
     if (principal.userId === null || token === null) throw Unauthorized('The authentication token is invalid or expired.')
+    // Revoked before the new token is issued: of two renewals (or a renewal and
+    // a logout) of one session, only the one that revokes it gets a token.
+    await sessions.revoke(token)
     // The auth hook has checked that the token's key is its user's current one.
-    const claims = claimsOf(token)
-    const renewed = fastify.issueToken({ id: principal.userId, fullname: principal.fullname, token_key: claims.token_key! })
-    await sessions.revoke(token, claims.exp)
-    return { token: renewed }
+    return { token: fastify.issueToken({ id: principal.userId, fullname: principal.fullname, token_key: token.token_key }) }
   })
 
   fastify.post('/@logout', {
@@ -51,7 +49,7 @@ export default fp(async fastify => {
   }, async (request, reply) => {
     const { token } = request
     if (token === null) throw Unauthorized('Log out needs the token to revoke.')
-    await sessions.revoke(token, claimsOf(token).exp)
+    await sessions.revoke(token)
     return reply.code(204).send()
   })
 }, { name: 'login', dependencies: ['auth'] })

@@ -25,7 +25,7 @@ export default fp(async fastify => {
 
   components.serve('breadcrumbs', { summary: 'The path from the site root to the object', tags: ['navigation'] }, async (request, located) => ({
     '@id': serviceUrl(request, located.obj.path, 'breadcrumbs'),
-    items: breadcrumbs(request.baseUrl, located, request.principal, obj => content.typeOf(obj)),
+    items: breadcrumbs(request, located, serializer),
     root: request.baseUrl
   }))
 
@@ -42,7 +42,7 @@ export default fp(async fastify => {
   // The site root is the only navigation root: this service has no language folders.
   components.serve('navroot', { summary: 'The navigation root of the object (the site root)', tags: ['navigation'] }, async (request, located) => ({
     '@id': serviceUrl(request, located.obj.path, 'navroot'),
-    navroot: serializer.object(request.baseUrl, await siteRoot())
+    navroot: serializer.object(request, await siteRoot())
   }))
 
   components.serve('translations', { summary: 'Translations of the object: none, the site has one language', tags: ['navigation'], onlyExpanded: true }, async (request, located) => ({

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createHmac } from 'node:crypto'
+import { createHmac, randomUUID } from 'node:crypto'
 import { ConfigError, loadConfig } from '../../core/config/config.js'
 import { ADMIN_PASSWORD, JWT_SECRET, build, freshDatabase, talkBody, type TestApp } from '../helper.js'
 
@@ -26,7 +26,7 @@ const service = await build(t, { env: { LOGIN_MAX_FAILURES: '2', LOGIN_MAX_FAILU
 const { call, tokenFor } = service
 // A token carries the key of its user's record (test/security/tokens.test.ts).
 const { rows: [{ token_key: adminKey }] } = await service.app.db.query<{ token_key: string }>("SELECT token_key FROM users WHERE id = 'admin'")
-const adminClaims = (exp: number): Record<string, unknown> => ({ sub: 'admin', fullname: 'Administrator', token_key: adminKey, iat: exp - 3600, exp })
+const adminClaims = (exp: number): Record<string, unknown> => ({ sub: 'admin', fullname: 'Administrator', token_key: adminKey, iat: exp - 3600, exp, jti: randomUUID() })
 
 async function login (app: TestApp, name: string, password: string, address = '127.0.0.1'): ReturnType<TestApp['inject']> {
   return await app.inject({

@@ -119,3 +119,28 @@ t.test('statements per request', async t => {
   t.equal(hundred.length, ten.length, `@import: as many statements for 100 talks as for 10 (${hundred.join(' | ')})`)
   t.ok(hundred.length <= 7, `@import: traversal with the positions, then one transaction: content, history, catalogue, notification (${hundred.join(' | ')})`)
 })
+
+t.test('a page of full objects summarises their parents without a statement each', async t => {
+  const { call, tokenFor } = await build(t)
+  const admin = await tokenFor('admin')
+  const member = await tokenFor('jane', ['Member'])
+  // 50 private folders of the admin's, a published talk in each: the member may view every talk and none of its parents.
+  t.equal((await call('POST', '/talks/@import', { items: [{ '@type': 'folder', id: 'parents', title: 'Parents' }] }, admin)).statusCode, 201)
+  const folders = (await call('POST', '/talks/parents/@import', { items: Array.from({ length: 50 }, (_, i) => ({ '@type': 'folder', title: `Parent ${i}` })) }, admin)).json().items
+  for (const folder of folders) {
+    const path = new URL(folder['@id']).pathname
+    t.equal((await call('POST', `${path}/@import`, { items: [{ ...talkBody({ title: `Child of ${path}` }), transitions: ['publish'] }] }, admin)).statusCode, 201)
+  }
+  const page = async (size: number): Promise<{ parents: unknown[], sent: string[] }> => {
+    const url = `/@search?path=/talks/parents&portal_type=talk&fullobjects=1&b_size=${size}`
+    t.equal((await call('GET', url, undefined, member)).statusCode, 200)
+    const sent: string[] = []
+    const res = await requestContext.run(sent, async () => await call('GET', url, undefined, member))
+    t.equal(res.statusCode, 200)
+    return { parents: res.json().items.map((item: { parent: unknown }) => item.parent), sent: sent.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60)) }
+  }
+  const [five, fifty] = [await page(5), await page(50)]
+  t.equal(fifty.parents.length, 50)
+  t.ok(fifty.parents.every(parent => Object.keys(parent as object).join() === '@id'), 'each parent, which the member may not view, is its @id alone')
+  t.equal(fifty.sent.length, five.sent.length, `as many statements for 50 full objects in 50 folders as for 5 (${fifty.sent.join(' | ')})`)
+})

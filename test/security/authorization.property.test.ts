@@ -4,14 +4,17 @@ import { build, type TestApp } from '../helper.js'
 import { startSolr } from '../solr/helper.js'
 import { solrGate } from './solr-gate.js'
 import { hostileKeyHarmlessProperty, hostileKeyRefusedProperty, listingProperty, objectProperty, searchProperty, type Channels, type ReadProperty } from './read-channels.js'
+import { componentsProperty, keywordsProperty, querystringProperty } from './summary-channels.js'
 import { buildWorld, flipVisibility, worldPlan, type WorldPlan } from './world.js'
 
 /**
  * Authorization as a property (issue 11): a random site — users with random global roles,
- * talks by random owners in every workflow state with random effective/expiry dates — and
- * random requests over every read channel, each checked against the permission model of
- * permission-model.ts, written from the contract. The seed is fixed (AUTHZ_SEED) and
- * printed; a failure prints fast-check's shrunk counterexample and the world it ran in.
+ * folders and talks by random owners in every workflow state, talks with random
+ * effective/expiry dates — and random requests over every read channel, each checked against
+ * the permission model of permission-model.ts, written from the contract; every summary of
+ * another object in every answer says no more than the caller may know of it (issue 22,
+ * summaries.ts). The seed is fixed (AUTHZ_SEED) and printed; a failure prints fast-check's
+ * shrunk counterexample and the world it ran in.
  */
 const SEED = Number(process.env.AUTHZ_SEED ?? 20261111)
 t.comment(`AUTHZ_SEED=${SEED}`)
@@ -34,8 +37,11 @@ async function holds (t: Tap, ch: Channels, property: ReadProperty, numRuns: num
 /** Every catalogue channel, with a number of runs per property. */
 async function catalogueChannels (t: Tap, ch: Channels, runs: { object: number, listing: number, search: number, hostile: number }): Promise<void> {
   for (const service of ['', '/@workflow', '/@@download/image'] as const) await holds(t, ch, objectProperty(ch, service), runs.object)
+  await holds(t, ch, componentsProperty(ch), runs.object)
   await holds(t, ch, listingProperty(ch), runs.listing)
   await holds(t, ch, searchProperty(ch), runs.search)
+  await holds(t, ch, querystringProperty(ch), runs.listing)
+  await holds(t, ch, keywordsProperty(ch), runs.hostile)
   // Last, once no other site is being built: a pollution of Object.prototype lasts from
   // the request to its check, and one that escaped it would fail what runs after it.
   await Promise.allSettled(Object.values(sites))
@@ -92,17 +98,19 @@ t.test('Solr: @search with use_solr, steady and after an outage', async t => {
   t.comment(`solr-dev and a site of ${ch.world.items.length} objects ready after ${Date.now() - started} ms`)
   const begun = Date.now()
   await holds(t, ch, searchProperty(ch), 300)
+  await holds(t, ch, querystringProperty(ch), 100)
 
-  // Every talk changes who may see it while Solr is down; Solr then answers searches again
+  // Every talk and folder changes who may see it while Solr is down; Solr then answers searches again
   // while the outbox still holds those changes, and must not show what the database hides.
   const solr = await gate
   solr.mode = 'down'
   await flipVisibility(ch.app, ch.world)
   solr.mode = 'updates refused'
   const pending = async (): Promise<number> => (await ch.app.app.db.query('SELECT 1 FROM index_outbox')).rowCount ?? 0
-  t.ok(await pending() > 0, `every talk changed state while Solr was down: ${await pending()} operations in the outbox while Solr answers searches again`)
+  t.ok(await pending() > 0, `every talk and folder changed state while Solr was down: ${await pending()} operations in the outbox while Solr answers searches again`)
   ch.solrMayLag = true
   await holds(t, ch, searchProperty(ch), 150)
+  await holds(t, ch, querystringProperty(ch), 60)
   solr.mode = 'open'
   report(t, ch, begun)
 })

@@ -75,7 +75,7 @@ const isContractError = (res: LightMyRequestResponse): boolean => {
 
 /** Everything the service stores, as one fingerprint. */
 async function fingerprint (): Promise<string> {
-  const tables = ['content', 'catalog', 'users', 'settings', 'workflow_history', 'blobs', 'index_outbox', 'revoked_tokens']
+  const tables = ['content', 'catalog', 'users', 'settings', 'workflow_history', 'blobs', 'index_outbox', 'revoked_sessions', 'retired_user_ids']
   const parts = []
   for (const table of tables) {
     const { rows } = await app.db.query<{ h: string | null }>(`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h FROM ${table} t`)

@@ -10,11 +10,14 @@ export const STATES: readonly State[] = ['private', 'pending', 'published']
 /** Who asks: `userId` null is the anonymous caller. */
 export interface Caller { userId: string | null, roles: readonly Role[] }
 
-/** One object of the site as the oracle knows it (the talks and their folder). */
+/** One object of the site as the oracle knows it (the talks and the folders that hold them). */
 export interface Item {
   path: string
   portalType: 'talk' | 'folder'
   state: State
+  /** What a whole summary of it says (docs/api.md: `title`, `description`, `review_state`, `@type`). */
+  title: string
+  description: string
   /** The creator, who holds the local role Owner. */
   owner: string
   /** Epoch milliseconds; null when unset. */
@@ -23,7 +26,10 @@ export interface Item {
   subjects: readonly string[]
   /** The words of its searchable text that the tests search for. */
   words: readonly string[]
-  /** A word found only in this talk's `details`: seeing it means seeing the talk. */
+  /**
+   * A word found only in this object (a talk's `details` and `description`, a folder's `title`
+   * and `description`): seeing it means seeing the object.
+   */
   marker: string | null
   hasImage: boolean
 }
@@ -42,6 +48,29 @@ export function mayView (caller: Caller, item: Item): boolean {
   const roles = VIEWING_ROLES[item.state]
   return roles === 'everyone' || isOwner(caller, item) || caller.roles.some(role => roles.includes(role))
 }
+
+/**
+ * docs/api.md, "Summaries never say more than the caller may view": a summary of an object
+ * (its parent, a breadcrumb, a listed item …) is whole when the caller may view the object (a
+ * GET of it would answer 200, its dates aside), else it is its `@id` alone.
+ */
+export function summaryIsWhole (caller: Caller, item: Item): boolean {
+  return mayView(caller, item)
+}
+
+/**
+ * docs/api.md, `@history` and `@workflow`: the workflow history is read by those who may
+ * review (Reviewer and up) or request review (the Owner, Editors and up) of the object.
+ */
+export function mayReadHistory (caller: Caller, item: Item): boolean {
+  return isOwner(caller, item) || caller.roles.some(role => ['Reviewer', 'Editor', 'Site Administrator', 'Manager'].includes(role))
+}
+
+/** The path of the folder that holds the object at `path` ('/' for the top level). */
+export const parentPath = (path: string): string => path.slice(0, path.lastIndexOf('/')) || '/'
+
+/** The paths from the top level down to `path`, itself included (the site root left out): a breadcrumb trail. */
+export const trail = (path: string): string[] => path.split('/').filter(Boolean).map((_, i, segments) => '/' + segments.slice(0, i + 1).join('/'))
 
 /** Inside its effective/expiry dates at `now`. */
 export function isActive (item: Item, now: number): boolean {

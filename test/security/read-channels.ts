@@ -7,6 +7,7 @@
 import fc from 'fast-check'
 import type { TestApp } from '../helper.js'
 import { deniedStatus, facetCounts, isListed, mayView, STATES, withinPath, type Caller, type FacetField, type Item, type State } from './permission-model.js'
+import { summariesProblem, userFactsProblem, workflowHistoryProblem } from './summaries.js'
 import { pathOf, SUBJECTS, WORDS, type World } from './world.js'
 
 export interface Channels {
@@ -27,11 +28,11 @@ export interface Channels {
 /** A named property: an arbitrary of requests and the check of one request. */
 export interface ReadProperty<T = any> { name: string, arbitrary: fc.Arbitrary<T>, check: (request: T) => Promise<void> }
 
-interface Answer { status: number, body: string, headers: Record<string, unknown> }
+export interface Answer { status: number, body: string, headers: Record<string, unknown> }
 
 const describeCaller = (caller: Caller): string => `${caller.userId ?? 'anonymous'} [${caller.roles.join(', ')}]`
 
-async function send (ch: Channels, caller: Caller, url: string, accept?: string): Promise<Answer> {
+export async function send (ch: Channels, caller: Caller, url: string, accept?: string): Promise<Answer> {
   const token = ch.world.token(caller)
   const res = await ch.app.inject({
     method: 'GET',
@@ -42,27 +43,35 @@ async function send (ch: Channels, caller: Caller, url: string, accept?: string)
   return { status: res.statusCode, body: res.body, headers: res.headers }
 }
 
-function fail (caller: Caller, url: string, answer: Answer, problem: string): never {
+export function fail (caller: Caller, url: string, answer: Answer, problem: string): never {
   const message = `${describeCaller(caller)} GET ${url} → ${answer.status}: ${problem}\n  body: ${answer.body.slice(0, 600)}`
   // The stack says nothing about a broken property; fast-check's report quotes the message alone.
   throw Object.assign(new Error(message), { stack: message })
 }
 
-/** No answer may carry the private marker of a talk the caller may not view (unless the URL itself quoted it). */
-function assertNoLeak (ch: Channels, caller: Caller, url: string, answer: Answer): void {
+/**
+ * No answer may carry the private marker of an object the caller may not view (unless the
+ * URL itself quoted it), nor what the site knows of a user besides its id; every summary of
+ * another object in it says what the caller may know of that object (summaries.ts).
+ */
+export function assertNoLeak (ch: Channels, caller: Caller, url: string, answer: Answer): void {
+  // The summaries first: their problem names the field.
+  const reading = { world: ch.world, caller, staleStates: ch.solrMayLag }
+  const problem = (answer.status === 200 && String(answer.headers['content-type']).includes('json') ? summariesProblem(reading, JSON.parse(answer.body)) : null) ?? userFactsProblem(reading, answer.body)
+  if (problem !== null) fail(caller, url, answer, problem)
   for (const item of ch.world.items) {
     if (item.marker === null || mayView(caller, item) || url.includes(item.marker)) continue
     if (answer.body.includes(item.marker)) fail(caller, url, answer, `the answer contains ${item.marker}, the private marker of ${item.path} (${item.state}, owner ${item.owner})`)
   }
 }
 
-function assertErrorShape (caller: Caller, url: string, answer: Answer): void {
+export function assertErrorShape (caller: Caller, url: string, answer: Answer): void {
   const body = JSON.parse(answer.body)
   const type = answer.status === 401 ? 'Unauthorized' : answer.status === 403 ? 'Forbidden' : 'NotFound'
   if (body.type !== type || typeof body.message !== 'string') fail(caller, url, answer, `expected an error {type: ${type}, message}`)
 }
 
-const itemAt = (world: World, path: string): Item | undefined => world.items.find(i => i.path === path)
+export const itemAt = (world: World, path: string): Item | undefined => world.items.find(i => i.path === path)
 
 // ---------------------------------------------------------------- objects by URL
 
@@ -99,6 +108,8 @@ export function objectProperty (ch: Channels, service: ObjectService): ReadPrope
       const state = service === '' ? body.review_state : body.state?.id
       if (state !== item.state) fail(caller, url, answer, `the state is ${item.state}`)
       if (service === '' && !String(body.details?.data).includes(item.marker!)) fail(caller, url, answer, 'the details lack the talk\'s marker')
+      const history = service === '/@workflow' ? workflowHistoryProblem({ world: ch.world, caller }, item, body.history) : null
+      if (history !== null) fail(caller, url, answer, history)
     }
   }
 }
@@ -106,7 +117,7 @@ export function objectProperty (ch: Channels, service: ObjectService): ReadPrope
 // ---------------------------------------------------------------- paged lists
 
 /** What every page of a paged answer must hold, and which items the pages must add up to. */
-interface Paged {
+export interface Paged {
   caller: Caller
   /** The URL of the page starting at `bStart` (undefined: no b_start parameter). */
   urlOf: (bStart: number | undefined) => string
@@ -162,7 +173,7 @@ async function walk (ch: Channels, p: Paged, size: number, total: number, first:
   return seen
 }
 
-async function checkPaged (ch: Channels, p: Paged): Promise<void> {
+export async function checkPaged (ch: Channels, p: Paged): Promise<void> {
   const now = Date.now()
   const expected = ch.world.items.filter(i => isListed(p.caller, i, now, p.showInactive) && p.matches(i))
   if (expected.length > 0) ch.stats.nonEmpty++
@@ -211,47 +222,59 @@ async function checkPaged (ch: Channels, p: Paged): Promise<void> {
   }
 }
 
-const B_SIZES = [1, 2, 3, 5, 8, 25, 100]
+export const B_SIZES = [1, 2, 3, 5, 8, 25, 100]
 
 /** Query-string pairs in order, so that a URL is a pure function of the request. */
-type Params = Array<[string, string | number]>
-const query = (params: Params): string => params.length === 0 ? '' : '?' + params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')
+export type Params = Array<[string, string | number]>
+export const query = (params: Params): string => params.length === 0 ? '' : '?' + params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')
 
-function batchParams (bSize: number | undefined, bStart: number | undefined, marshal: boolean): Params {
+export function batchParams (bSize: number | undefined, bStart: number | undefined, marshal: boolean): Params {
   return [
     ...(bSize !== undefined ? [[marshal ? 'b_size:int' : 'b_size', bSize]] as Params : []),
     ...(bStart !== undefined ? [['b_start', bStart]] as Params : [])
   ]
 }
 
-interface ListingRequest { caller: Caller, api: boolean, bSize?: number, bStart: number, marshal: boolean, fullobjects: boolean, allMetadata: boolean }
+interface ListingRequest { caller: Caller, folder: string, api: boolean, bSize?: number, bStart: number, marshal: boolean, fullobjects: boolean, allMetadata: boolean }
 
-/** GET /talks: the folder's items, paged, as summaries, with every metadata column, or as full objects. */
+/** GET <folder>: the folder's items, paged, as summaries, with every metadata column, or as full objects; a folder the caller may not view is denied. */
 export function listingProperty (ch: Channels): ReadProperty<ListingRequest> {
+  const folders = ch.world.items.filter(i => i.portalType === 'folder').map(i => i.path)
   return {
-    name: 'GET /talks (listing)',
+    name: 'GET <folder> (listing)',
     arbitrary: fc.record({
       caller: fc.constantFrom(...ch.world.callers),
+      // Mostly /talks, which holds most talks.
+      folder: fc.oneof({ arbitrary: fc.constant('/talks'), weight: folders.length }, fc.constantFrom(...folders)),
       api: fc.boolean(),
       bSize: fc.constantFrom(...B_SIZES),
       bStart: fc.nat({ max: 24 }),
       marshal: fc.boolean(),
       fullobjects: fc.boolean(),
       allMetadata: fc.boolean()
-    }, { requiredKeys: ['caller', 'api', 'bStart', 'marshal', 'fullobjects', 'allMetadata'] }),
+    }, { requiredKeys: ['caller', 'folder', 'api', 'bStart', 'marshal', 'fullobjects', 'allMetadata'] }),
     check: async r => {
-      const urlOf = (bStart: number | undefined): string => `${r.api ? '/++api++' : ''}/talks` + query([
+      const urlOf = (bStart: number | undefined): string => `${r.api ? '/++api++' : ''}${r.folder}` + query([
         ...batchParams(r.bSize, bStart, r.marshal),
         ...(r.allMetadata ? [['metadata_fields', '_all']] as Params : []),
         ...(r.fullobjects ? [['fullobjects', 1]] as Params : [])
       ])
+      const folder = itemAt(ch.world, r.folder)!
+      if (!mayView(r.caller, folder)) {
+        const url = urlOf(undefined)
+        const answer = await send(ch, r.caller, url)
+        if (answer.status !== deniedStatus(r.caller)) fail(r.caller, url, answer, `expected ${deniedStatus(r.caller)}: the folder is ${folder.state}, owner ${folder.owner}`)
+        assertErrorShape(r.caller, url, answer)
+        assertNoLeak(ch, r.caller, url, answer)
+        return
+      }
       await checkPaged(ch, {
         caller: r.caller,
         urlOf,
         bSize: r.bSize,
         bStart: r.bStart,
         showInactive: false,
-        matches: item => withinPath(item.path, '/talks', 1)
+        matches: item => withinPath(item.path, r.folder, 1)
       })
     }
   }
@@ -312,7 +335,7 @@ export function searchProperty (ch: Channels): ReadProperty<SearchRequest> {
   const values = <T>(options: readonly T[]): fc.Arbitrary<Values<T>> =>
     fc.record({ values: fc.subarray([...options], { minLength: 1 }), style: fc.constantFrom<Style>('plain', 'list', 'record') })
   const markers = world.items.flatMap(i => i.marker === null ? [] : [i.marker])
-  const talks = world.items.filter(i => i.portalType === 'talk').map(i => i.path)
+  const objects = world.items.filter(i => i.path !== '/talks').map(i => i.path)
   return {
     name: `@search (${ch.engine}${ch.solrMayLag === true ? ', outbox not yet delivered' : ''})`,
     arbitrary: fc.record({
@@ -325,7 +348,7 @@ export function searchProperty (ch: Channels): ReadProperty<SearchRequest> {
       SearchableText: fc.oneof({ arbitrary: fc.constantFrom(...WORDS), weight: 3 }, fc.constantFrom(...markers)),
       Subject: values(SUBJECTS),
       path: fc.record({
-        query: fc.oneof({ arbitrary: fc.constantFrom('/', '/talks'), weight: 3 }, fc.constantFrom(...talks)),
+        query: fc.oneof({ arbitrary: fc.constantFrom('/', '/talks'), weight: 3 }, fc.constantFrom(...objects)),
         depth: fc.constantFrom(0, 1, 2)
       }, { requiredKeys: [] }),
       sort_on: fc.constantFrom('sortable_title', 'created', 'modified', 'effective', 'Date'),

@@ -1,16 +1,17 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createPostgres } from '../../core/db/db.js'
+import { basename, join } from 'node:path'
+import { createPostgres, type Db } from '../../core/db/db.js'
 import { migrate } from '../../core/db/migrate.js'
 import { migrationsDir } from '../../core/config/paths.js'
 import { build, freshDatabase, silentLogger } from '../helper.js'
 
 /**
  * A token is bound to the user record it was issued for (issue 11, defect 6;
- * docs/api.md): deleting the user, re-creating one of the same name, or changing
- * the password ends its tokens at once; logout and renew behave as before.
+ * docs/api.md): deleting the user (whose id nobody can take again) or changing
+ * the password ends its tokens at once; logout and renew behave as before;
+ * revocation names sessions, also across the upgrade that made it so.
  */
 const service = await build(t)
 const { call } = service
@@ -27,20 +28,19 @@ async function createUser (username: string, roles = ['Member']): Promise<void> 
 }
 const statusWith = async (token: string, url: string): Promise<number> => (await call('GET', url, undefined, token)).statusCode
 
-t.test('the token of a deleted user does not work for a new user of the same name', async t => {
+t.test('the token of a deleted user stays refused; nobody can take its name to revive it', async t => {
   await createUser('gone')
   const old = await login('gone', 'gone-password')
   t.equal(await statusWith(old, '/@users/gone'), 200, 'the token works while its user lives')
   t.equal((await call('DELETE', '/@users/gone', undefined, admin)).statusCode, 204)
-  await createUser('gone', ['Manager'])
+  const again = await call('POST', '/@users', { username: 'gone', email: 'gone2@example.org', password: 'gone-password', roles: ['Manager'] }, admin)
+  t.equal(again.statusCode, 409, 'the id is retired (test/security/user-ids.test.ts)')
 
   for (const url of ['/@users', '/@users/gone', '/talks']) {
     const res = await call('GET', url, undefined, old)
     t.equal(res.statusCode, 401, `GET ${url} with the old token`)
     t.equal(res.json().type, 'Unauthorized')
   }
-  const fresh = await login('gone', 'gone-password')
-  t.equal(await statusWith(fresh, '/@users'), 200, 'the new account logs in and is a Manager')
 })
 
 t.test('a user changing their own password ends all their tokens; they log in again', async t => {
@@ -101,21 +101,44 @@ t.test('a token without the binding (issued before it existed) is refused with 4
   t.equal(await statusWith(admin, '/@users'), 200, 'the admin\'s real token works')
 })
 
-t.test('the migration gives each user that exists already a key of its own', async t => {
+/** A database migrated up to (not including) the migration whose name starts with `prefix`, and that migration's name. */
+async function migratedBefore (t: Test, prefix: string): Promise<{ db: Db, name: string }> {
   const databaseUrl = await freshDatabase(t)
   const db = createPostgres(databaseUrl, silentLogger)
   t.teardown(async () => { await db.close() })
   const before = await mkdtemp(join(tmpdir(), 'migrations-'))
   t.teardown(async () => { await rm(before, { recursive: true, force: true }) })
-  const binding = (await readdir(migrationsDir)).find(name => /^006_/.test(name))
-  t.ok(binding, 'the binding migration exists')
-  await cp(migrationsDir, before, { recursive: true, filter: source => !source.endsWith(String(binding)) })
+  const names = await readdir(migrationsDir)
+  const name = names.find(n => n.startsWith(prefix))
+  if (name === undefined) throw new Error(`no migration ${prefix}`)
+  await cp(migrationsDir, before, { recursive: true, filter: source => basename(source) < name || !source.endsWith('.sql') })
   await migrate(db, before)
+  return { db, name }
+}
+
+t.test('the migration gives each user that exists already a key of its own', async t => {
+  const { db, name: binding } = await migratedBefore(t, '006_')
   await db.query('INSERT INTO users (id, email, password_hash) VALUES (\'old1\', \'old1@example.org\', \'x\'), (\'old2\', \'old2@example.org\', \'x\')')
 
-  t.same(await migrate(db), [binding], 'applies the binding migration')
+  t.equal((await migrate(db))[0], binding, 'applies the binding migration')
   const { rows } = await db.query<{ token_key: string }>('SELECT token_key FROM users')
   t.equal(rows.length, 2)
   t.ok(rows.every(r => typeof r.token_key === 'string' && r.token_key.length >= 32), 'every user has a long key')
   t.not(rows[0].token_key, rows[1].token_key, 'no two users share one')
+})
+
+t.test('revocation by session: tokens revoked before it (known by their text) end every session once, if any is unexpired', async t => {
+  for (const [revoked, endsSessions] of [['now() + interval \'1 hour\'', true], ['now() - interval \'1 hour\'', false], [null, false]] as const) {
+    const { db, name } = await migratedBefore(t, '012_')
+    await db.query('INSERT INTO users (id, email, password_hash) VALUES (\'u1\', \'u1@example.org\', \'x\'), (\'u2\', \'u2@example.org\', \'x\')')
+    if (revoked !== null) await db.query(`INSERT INTO revoked_tokens (token_hash, expires_at) VALUES ('a-hash', ${revoked})`)
+    const keys = async (): Promise<string[]> => (await db.query<{ token_key: string }>('SELECT token_key FROM users ORDER BY id')).rows.map(r => r.token_key)
+    const before = await keys()
+    t.same(await migrate(db), [name])
+    const after = await keys()
+    const what = revoked === null ? 'nothing revoked' : `a revoked token expiring at ${revoked}`
+    if (endsSessions) t.ok(after.every((key, i) => key !== before[i]), `${what}: every user has a new key`)
+    else t.same(after, before, `${what}: sessions go on`)
+    t.equal((await db.query("SELECT to_regclass('revoked_tokens') AS gone")).rows[0].gone, null, 'the table of token hashes is gone')
+  }
 })

@@ -1,9 +1,10 @@
 // A random site for the authorization property tests (not a test file): users with random
-// global roles, talks by random owners in every workflow state with random dates, subjects,
-// searchable words and images, all made over HTTP as a client would.
+// global roles, folders by random owners in every workflow state (private folders that hold
+// published talks and published folders), talks by random owners in every workflow state with
+// random dates, subjects, searchable words and images, all made over HTTP as a client would.
 import fc from 'fast-check'
 import { talkBody, type TestApp } from '../helper.js'
-import { GLOBAL_ROLES, type Caller, type Item, type Role, type State } from './permission-model.js'
+import { GLOBAL_ROLES, STATES, type Caller, type Item, type Role, type State } from './permission-model.js'
 import { png, upload } from '../image-samples.js'
 
 /** Words searched with SearchableText: none is a prefix of another or of any other word of the site (Solr adds `word*`). */
@@ -29,8 +30,13 @@ const STEPS: Record<Lifecycle, Step[]> = {
 }
 const REACHED: Record<Lifecycle, State> = { private: 'private', pending: 'pending', published: 'published', retracted: 'private', rejected: 'private' }
 
-interface TalkPlan { owner: number, lifecycle: Lifecycle, effective: When, expires: When, words: string[], subjects: string[], image: boolean }
-export interface WorldPlan { extraUsers: Role[][], talks: TalkPlan[] }
+/**
+ * `folder`: where the talk is made, 0 for /talks, else that folder of the plan (modulo their number).
+ */
+interface TalkPlan { owner: number, folder: number, lifecycle: Lifecycle, effective: When, expires: When, words: string[], subjects: string[], image: boolean }
+/** `parent`: 0 for /talks, else a folder planned before this one (modulo their number). */
+interface FolderPlan { owner: number, parent: number, state: State }
+export interface WorldPlan { extraUsers: Role[][], folders: FolderPlan[], talks: TalkPlan[] }
 
 /** Weighted towards talks without dates and towards published ones, so that many talks are visible to many callers. */
 const when = fc.oneof({ arbitrary: fc.constant<When>('none'), weight: 2 }, fc.constantFrom<When>('past', 'future'))
@@ -39,6 +45,7 @@ const lifecycle = fc.oneof(
   fc.constantFrom<Lifecycle>('private', 'pending', 'retracted', 'rejected'))
 const talkPlan: fc.Arbitrary<TalkPlan> = fc.record({
   owner: fc.nat(),
+  folder: fc.nat(),
   lifecycle,
   effective: when,
   expires: when,
@@ -47,17 +54,31 @@ const talkPlan: fc.Arbitrary<TalkPlan> = fc.record({
   image: fc.boolean()
 }).map(plan => plan.effective === 'future' && plan.expires === 'past' ? { ...plan, expires: 'none' as const } : plan)
 
-/** One user per single global role and one without any, then a few with random combinations. */
+const folderPlan: fc.Arbitrary<FolderPlan> = fc.record({ owner: fc.nat(), parent: fc.nat(), state: fc.constantFrom(...STATES) })
+
+/**
+ * One user per single global role and one without any, then a few with random combinations.
+ * The first two folders are always a private folder in /talks and a published folder inside
+ * it, and the first two talks are published, one in each: the objects whose summaries a caller
+ * who may view them must not learn the private folder from (issue 22).
+ */
 export const worldPlan: fc.Arbitrary<WorldPlan> = fc.record({
   extraUsers: fc.array(fc.subarray([...GLOBAL_ROLES], { minLength: 2, maxLength: 3 }), { maxLength: 3 }),
+  folders: fc.array(folderPlan, { minLength: 2, maxLength: 5 }),
   talks: fc.array(talkPlan, { minLength: 16, maxLength: 22 })
-})
+}).map(({ extraUsers, folders: [first, second, ...more], talks: [one, two, ...rest] }) => ({
+  extraUsers,
+  folders: [{ ...first, parent: 0, state: 'private' as const }, { ...second, parent: 1, state: 'published' as const }, ...more],
+  talks: [{ ...one, folder: 1, lifecycle: 'published' as const }, { ...two, folder: 2, lifecycle: 'published' as const }, ...rest]
+}))
 
 export interface World {
   /** Anonymous, every user, and admin. */
   callers: Caller[]
   items: Item[]
   token: (caller: Caller) => string | undefined
+  /** What the site knows of its users besides their ids (full names, e-mails): no read channel shows them. */
+  userFacts: string[]
   /** What the world is, in one line per caller and object (printed with a failure). */
   describe: () => string
 }
@@ -71,6 +92,13 @@ function expectStatus (res: { statusCode: number, body: string }, status: number
   if (res.statusCode !== status) throw new Error(`${what}: ${res.statusCode} ${res.body.slice(0, 300)}`)
 }
 
+/**
+ * How a folder reaches its state: published while the site is built (so that its planned
+ * owners can add inside it), then, once its content is made, to its planned state.
+ */
+const FOLDER_OPENING: Step[] = [['owner', 'submit'], ['reviewer', 'publish']]
+const FOLDER_CLOSING: Record<State, Step[]> = { published: [], private: [['owner', 'retract']], pending: [['owner', 'retract'], ['owner', 'submit']] }
+
 /** Builds the planned site over HTTP; `now` anchors the dates. */
 export async function buildWorld (app: TestApp, plan: WorldPlan, now = Date.now()): Promise<World> {
   const roleSets: Role[][] = [[], ...GLOBAL_ROLES.map(role => [role]), ...plan.extraUsers]
@@ -81,11 +109,35 @@ export async function buildWorld (app: TestApp, plan: WorldPlan, now = Date.now(
     callers.slice(1).map(async c => [c.userId, await app.tokenFor(c.userId!, [...c.roles])] as const))])
   const token = (caller: Caller): string | undefined => tokens.get(caller.userId)
   const adminToken = tokens.get('admin')
+  const take = async (path: string, steps: Step[], owner: Caller): Promise<void> => {
+    for (const [who, transition] of steps) {
+      expectStatus(await app.call('POST', `${path}/@workflow/${transition}`, {}, who === 'owner' ? token(owner) : adminToken), 200, `${transition} ${path}`)
+    }
+  }
 
-  const folder = (await app.call('GET', '/talks', undefined, adminToken)).json()
+  const talksFolder = (await app.call('GET', '/talks', undefined, adminToken)).json()
   const items: Item[] = [{
-    path: '/talks', portalType: 'folder', state: folder.review_state, owner: folder.creators[0], effective: Date.parse(folder.effective), expires: null, subjects: [], words: [], marker: null, hasImage: false
+    path: '/talks', portalType: 'folder', state: talksFolder.review_state, title: talksFolder.title, description: talksFolder.description, owner: talksFolder.creators[0], effective: Date.parse(talksFolder.effective), expires: null, subjects: [], words: [], marker: null, hasImage: false
   }]
+  // Folders one after the other (each may be inside one made before it), with ids that do not
+  // hold their markers: a summary withheld from a caller still says its `@id`.
+  const containers = ['/talks']
+  const folders: Array<{ item: Item, owner: Caller, closing: Step[] }> = []
+  for (const [n, folder] of plan.folders.entries()) {
+    const owner = users[folder.owner % users.length]
+    const marker = `zzfolder${code(n)}`
+    const created = await app.call('POST', containers[folder.parent % containers.length], {
+      '@type': 'folder', id: `folder-${code(n)}`, title: `Folder ${marker}`, description: `About ${marker}`
+    }, token(owner))
+    expectStatus(created, 201, `create folder ${n}`)
+    const body = created.json()
+    await take(pathOf(body['@id']), FOLDER_OPENING, owner)
+    containers.push(pathOf(body['@id']))
+    const item: Item = {
+      path: pathOf(body['@id']), portalType: 'folder', state: folder.state, title: body.title, description: body.description, owner: owner.userId!, effective: null, expires: null, subjects: [], words: [], marker, hasImage: false
+    }
+    folders.push({ item, owner, closing: FOLDER_CLOSING[folder.state] })
+  }
   // Talks are made concurrently, as clients would; their titles, hence their ids, are unique.
   items.push(...await Promise.all(plan.talks.map(async (talk, n): Promise<Item> => {
     const owner = users[talk.owner % users.length]
@@ -96,8 +148,11 @@ export async function buildWorld (app: TestApp, plan: WorldPlan, now = Date.now(
     }
     const dates: Record<string, string> = {}
     for (const field of ['effective', 'expires'] as const) if (at(field) !== null) dates[field] = new Date(at(field)!).toISOString()
-    const created = await app.call('POST', '/talks', talkBody({
-      title: `${talk.words.join(' ')} ${code(n)}`,
+    const title = `${talk.words.join(' ')} ${code(n)}`
+    const description = `Summary ${marker}`
+    const created = await app.call('POST', containers[talk.folder % containers.length], talkBody({
+      title,
+      description,
       details: `Private notes ${marker}`,
       subjects: talk.subjects,
       ...dates,
@@ -105,21 +160,26 @@ export async function buildWorld (app: TestApp, plan: WorldPlan, now = Date.now(
     }), token(owner))
     expectStatus(created, 201, `create talk ${n}`)
     const path = pathOf(created.json()['@id'])
-    for (const [who, transition] of STEPS[talk.lifecycle]) {
-      expectStatus(await app.call('POST', `${path}/@workflow/${transition}`, {}, who === 'owner' ? token(owner) : adminToken), 200, `${transition} ${path}`)
-    }
+    await take(path, STEPS[talk.lifecycle], owner)
     return {
-      path, portalType: 'talk', state: REACHED[talk.lifecycle], owner: owner.userId!, effective: at('effective'), expires: at('expires'), subjects: talk.subjects, words: talk.words, marker, hasImage: talk.image
+      path, portalType: 'talk', state: REACHED[talk.lifecycle], title, description, owner: owner.userId!, effective: at('effective'), expires: at('expires'), subjects: talk.subjects, words: talk.words, marker, hasImage: talk.image
     }
   })))
+  for (const { item, owner, closing } of folders) await take(item.path, closing, owner)
+  items.push(...folders.map(f => f.item))
+  // One talk is being edited: its lock info names its holder to every caller who may view it.
+  const edited = items[1]
+  expectStatus(await app.call('POST', `${edited.path}/@lock`, {}, token(callers.find(c => c.userId === edited.owner)!)), 200, `lock ${edited.path}`)
   await readDates(app, items, adminToken)
   return {
     callers,
     items,
     token,
+    // test/helper.ts gives each user these.
+    userFacts: users.flatMap(u => [`User ${u.userId!}`, `${u.userId!}@example.org`]),
     describe: () => [
       ...callers.map(c => `caller ${c.userId ?? 'anonymous'}: [${c.roles.join(', ')}]`),
-      ...items.map(i => `${i.path}: ${i.state}, owner ${i.owner}, effective ${iso(i.effective)}, expires ${iso(i.expires)}, subjects [${i.subjects.join(', ')}], words [${i.words.join(', ')}], marker ${i.marker ?? '-'}${i.hasImage ? ', image' : ''}`)
+      ...items.map(i => `${i.path} (${i.portalType}): ${i.state}, owner ${i.owner}, effective ${iso(i.effective)}, expires ${iso(i.expires)}, subjects [${i.subjects.join(', ')}], words [${i.words.join(', ')}], marker ${i.marker ?? '-'}${i.hasImage ? ', image' : ''}`)
     ].join('\n')
   }
 }
@@ -152,15 +212,18 @@ const FLIP: Record<State, { by: Step[0], transition: string, to: State }> = {
   pending: { by: 'reviewer', transition: 'reject', to: 'private' }
 }
 
-/** Takes on every talk the transition that changes who may see it (e.g. while Solr is down). */
+/**
+ * Takes on every talk and every folder but /talks the transition that changes who may see it
+ * (e.g. while Solr is down).
+ */
 export async function flipVisibility (app: TestApp, world: World): Promise<void> {
   const adminToken = world.token({ userId: 'admin', roles: ['Manager'] })
-  const talks = world.items.filter(i => i.portalType === 'talk')
-  for (const talk of talks) {
-    const { by, transition, to } = FLIP[talk.state]
-    const token = by === 'owner' ? world.token(world.callers.find(c => c.userId === talk.owner)!) : adminToken
-    expectStatus(await app.call('POST', `${talk.path}/@workflow/${transition}`, {}, token), 200, `${transition} ${talk.path}`)
-    talk.state = to
+  const flipped = world.items.filter(i => i.path !== '/talks')
+  for (const item of flipped) {
+    const { by, transition, to } = FLIP[item.state]
+    const token = by === 'owner' ? world.token(world.callers.find(c => c.userId === item.owner)!) : adminToken
+    expectStatus(await app.call('POST', `${item.path}/@workflow/${transition}`, {}, token), 200, `${transition} ${item.path}`)
+    item.state = to
   }
-  await readDates(app, talks, adminToken)
+  await readDates(app, flipped, adminToken)
 }
