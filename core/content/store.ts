@@ -13,7 +13,9 @@ import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
-import { CONTENT_COLUMN_TYPES, CREATORS, POSITION, contentValues, creationEntry, newObject, renamed, type NewObject } from './new-object.js'
+import { writeBatch } from './batch-write.js'
+import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
+import { POSITION, contentValues, creationEntry, newObject, renamed, type NewObject } from './new-object.js'
 import { takePositions } from './positions.js'
 import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type HistoryEntry, type Located, type Traversal } from './rows.js'
 import { pathParents } from './paths.js'
@@ -24,12 +26,8 @@ import type { CheckedWrite } from './validation.js'
 /** A change of an existing object: its new state computed from the current one (ContentStore.changeOptimistically). */
 type ObjectChange = (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry }>
 
-/** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
-const MAX_ID_ATTEMPTS = 100
 /** Imports whose ids cross another's: how often one that PostgreSQL ended as a deadlock starts over. */
 const MAX_DEADLOCK_ATTEMPTS = 5
-/** The first key of the per-folder advisory lock under which an import looks for free ids. */
-const IMPORT_LOCK_CLASS = 7340020
 /** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
 
@@ -243,25 +241,23 @@ export class ContentStore {
         if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
         if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
         const now = new Date()
-        created = renamed({ ...created, obj: { ...obj, created: now, modified: now } }, parent, await this.freeId(this.db, parent, base))
+        created = renamed({ ...created, obj: { ...obj, created: now, modified: now } }, parent, await freeId(this.db, parent, base))
       }
     }
   }
 
   /**
    * Creates the objects of a bulk import in `parent`, all or nothing, in one
-   * transaction of a few statements whatever their number: their rows (in
-   * their final state, at consecutive positions in the items' order, taken by
-   * the first statement: core/content/positions.ts), histories, images,
-   * catalogue rows and index operations. An object whose id another
-   * took (in the folder, or earlier in the batch) gets the next free one, as
-   * `create` does; a taken explicit id is 409 and nothing is written.
-   * Returns the objects as written, in their order.
+   * transaction of a few statements whatever their number (core/content/batch-write.ts):
+   * their rows in their final state, at consecutive positions, histories,
+   * images, catalogue rows and index operations. An object whose id another
+   * took gets the next free one, as `create` does; a taken explicit id is 409
+   * and nothing is written. Returns the objects as written, in their order.
    */
   async createMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.writeMany(parent, objects)
+        return await this.write(async ({ tx, reindexMany }) => await writeBatch(tx, reindexMany, parent, objects))
       } catch (err) {
         const { code } = err as { code?: string }
         // The folder went while the request ran.
@@ -271,85 +267,6 @@ export class ContentStore {
         throw err
       }
     }
-  }
-
-  /** One attempt of `createMany`. */
-  private async writeMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
-    return await this.write(async ({ tx, reindexMany }) => {
-      // Each row's position is its item's offset from the first one the statement takes.
-      const rows = objects.map(({ located }, i) => ({ ...located.obj, position: i }))
-      // In the order of their paths, as every import inserts them: two imports of the same ids wait in one order, not crosswise.
-      rows.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
-      const { first, inserted } = await this.insertContent(tx, rows, { folder: parent.obj.uid, count: objects.length })
-      const written = objects.map(({ located }, i) => withChanges(located, { position: first + i }))
-      const lost = [...objects.entries()].filter(([, { located }]) => !inserted.has(located.obj.uid))
-      for (const [i, { write }] of lost) {
-        if (write.id !== undefined) throw Conflict(`items/${i}: the id '${write.id}' is taken in ${parent.obj.path}.`)
-      }
-      // The next free ids are found by one import of the folder at a time: two that looked for them
-      // side by side would each take ids the other holds uncommitted, and wait for each other.
-      if (lost.length > 0) await tx.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK_CLASS}, hashtext($1))`, [parent.obj.uid])
-      for (const [i, { located }] of lost) {
-        const base = located.obj.id
-        for (let attempt = 0; ; attempt++) {
-          // Inside the transaction: the ids of this batch count as taken.
-          written[i] = renamed(written[i], parent, await this.freeId(tx, parent, base))
-          if ((await this.insertContent(tx, [written[i].obj])).inserted.size === 1) break
-          if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
-        }
-      }
-      const history = objects.flatMap(({ history }, i) => history.map((entry, seq) => ({ uid: written[i].obj.uid, seq, ...entry })))
-      if (history.length > 0) {
-        await tx.query(`INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
-          SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
-        ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
-      }
-      const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
-      if (images.length > 0) {
-        await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
-          [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
-      }
-      await reindexMany(written)
-      return written
-    })
-  }
-
-  /**
-   * Inserts content rows in one statement; a row whose id or path is taken is
-   * skipped. Returns the uids inserted. `place`: the statement takes `count`
-   * positions in the folder (core/content/positions.ts), and each row's
-   * position is an offset from the first, which it returns.
-   */
-  private async insertContent (tx: Queryable, rows: ContentRow[], place?: { folder: string, count: number }): Promise<{ inserted: Set<string>, first: number }> {
-    // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
-    const values = rows.map(contentValues)
-    const params: unknown[] = CONTENT_COLUMN_TYPES.map((_, c) => values.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))
-    let selected = COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')
-    let taken = ''
-    if (place !== undefined) {
-      params.push(place.folder, place.count)
-      taken = `taken AS (${takePositions(`$${params.length - 1}::uuid`, `$${params.length}::bigint`)}),`
-      selected = selected.replace(/\bposition\b/, '(SELECT position FROM taken) + position')
-    }
-    const { rows: [result] } = await tx.query<{ first: number | null, inserted: string[] }>(`WITH ${taken} inserted AS (INSERT INTO content (${COLUMNS})
-      SELECT ${selected}
-      FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})
-      ON CONFLICT DO NOTHING RETURNING uid)
-      SELECT ${place !== undefined ? '(SELECT position FROM taken)' : 'NULL::bigint'} AS first, ARRAY(SELECT uid::text FROM inserted) AS inserted`, params, PREPARED)
-    return { inserted: new Set(result.inserted), first: result.first ?? 0 }
-  }
-
-  /**
-   * The first free id of `base`, `base-1`, `base-2` … as the folder is now
-   * (the contract's order, without gaps). Of creates with one title that race,
-   * each round one wins: a create retries at most once per rival.
-   */
-  private async freeId (q: Queryable, parent: Located, base: string): Promise<string> {
-    const { rows } = await q.query<{ id: string }>("SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
-    const used = new Set(rows.map(r => r.id))
-    let n = 0
-    while (used.has(n === 0 ? base : `${base}-${n}`)) n++
-    return n === 0 ? base : `${base}-${n}`
   }
 
   /**
