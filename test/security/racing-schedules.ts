@@ -76,12 +76,18 @@ export async function setUp (send: Send, root: string): Promise<void> {
   }
 }
 
+/** The objects set up before a race: nothing a schedule creates takes their paths, so once deleted they stay gone. */
+const SET_UP_OBJECTS = new Set(SET_UP.flatMap(folder => [folder, `${folder}/t`]))
+
+/** What a race's writes answered: the answers their kinds may not give, and the set-up objects a 404 said were gone. */
+export interface Answers { unexpected: string[], saidGone: string[] }
+
 /**
- * Runs the schedule's clients side by side under `root` (`sendOf(c)`: how client c sends);
- * answers every write's status that its kind may not give, with the write.
+ * Runs the schedule's clients side by side under `root` (`sendOf(c)`: how client c sends),
+ * counting the answers of each kind in `seen`.
  */
-export async function race (schedule: Schedule, root: string, sendOf: (client: number) => Send, seen: Map<string, number> = new Map()): Promise<string[]> {
-  const unexpected: string[] = []
+export async function race (schedule: Schedule, root: string, sendOf: (client: number) => Send, seen: Map<string, number> = new Map()): Promise<Answers> {
+  const answers: Answers = { unexpected: [], saidGone: [] }
   let imports = 0
   await Promise.all(schedule.map(async (actions, c) => {
     const send = sendOf(c)
@@ -109,8 +115,10 @@ export async function race (schedule: Schedule, root: string, sendOf: (client: n
           break
       }
       seen.set(`${a.kind} ${status}`, (seen.get(`${a.kind} ${status}`) ?? 0) + 1)
-      if (!ALLOWED[a.kind].includes(status)) unexpected.push(`${status} for ${JSON.stringify(a)}`)
+      if (!ALLOWED[a.kind].includes(status)) answers.unexpected.push(`${status} for ${JSON.stringify(a)}`)
+      const named = 'folder' in a ? a.folder : a.target
+      if (status === 404 && SET_UP_OBJECTS.has(named)) answers.saidGone.push(root + named)
     }
   }))
-  return unexpected
+  return answers
 }

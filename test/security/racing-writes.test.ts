@@ -22,7 +22,7 @@ import { race, schedule, setUp, type Schedule, type Send } from './racing-schedu
  * the first failing schedule (no shrinking: a race need not happen again) and prints it.
  */
 const SEED = Number(process.env.RACE_SEED ?? Date.now() % 1_000_000)
-const RUNS = Number(process.env.RACE_RUNS ?? 20)
+const RUNS = Number(process.env.RACE_RUNS ?? 30)
 t.comment(`RACE_SEED=${SEED} RACE_RUNS=${RUNS}`)
 
 const solr = await startSolr(t)
@@ -54,8 +54,11 @@ async function converges (t: Tap, apps: TestApp[], settle: () => Promise<void>):
       last.schedule = s
       last.root = root
       await setUp(send(0), root)
-      const unexpected = await race(s, root, send, seen)
+      const { unexpected, saidGone } = await race(s, root, send, seen)
       await settle()
+      // A 404 said the object was gone; set-up objects never come back, so it must be gone now.
+      const there = (await app.db.query<{ path: string }>('SELECT path FROM content WHERE path = ANY($1)', [saidGone])).rows.map(r => r.path)
+      unexpected.push(...there.map(path => `404 for ${path}, which is there`))
       const drift = await app.solr.maintenance.drift()
       const catalogue = await catalogueDisagreement(app)
       const waiting = (await app.db.query('SELECT 1 FROM index_outbox')).rowCount
