@@ -135,24 +135,26 @@ export class Catalog {
 
   /**
    * The object's catalogue row written from a CTE of the same statement
-   * (`source`, one row with its `uid`): nothing is written when it has no row.
+   * (`source`, one row with its `uid` and the content columns indexes copy,
+   * `fromRow`): nothing is written when it has no row.
    */
   upsertFrom (source: string, p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string {
     return `INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')})
-      SELECT ${source}.uid, ${this.rowOf(p, type, obj).join(', ')} FROM ${source}
+      SELECT ${source}.uid, ${this.rowOf(p, type, obj, source).join(', ')} FROM ${source}
       ${this.onConflict()}`
   }
 
   /**
    * A catalogue row's values after its uid, as SQL expressions with
    * parameters: the weighted `searchable`, then every index's value cast to
-   * its column's type (a parameter in a SELECT or a multi-row VALUES has none).
+   * its column's type (a parameter in a SELECT or a multi-row VALUES has none),
+   * or read from the written row (`source`) for the indexes that copy one of its columns.
    */
-  private rowOf (p: (value: unknown) => string, type: ContentType, obj: IndexableObject): string[] {
+  private rowOf (p: (value: unknown) => string, type: ContentType, obj: IndexableObject, source: string): string[] {
     const text = this.searchableText(type, obj.data)
     return [
       `setweight(to_tsvector('simple', ${p(text.title)}), 'A') || setweight(to_tsvector('simple', ${p(text.rest)}), 'B')`,
-      ...this.indexes.map(index => `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
+      ...this.indexes.map(index => index.fromRow !== undefined ? `${source}.${index.fromRow}` : `${p(index.value(obj) ?? null)}::${INDEX_KINDS[index.kind].sql.type}`)
     ]
   }
 

@@ -32,15 +32,23 @@ export interface IndexDefinition {
   metadata: boolean
   sortable: boolean
   value: (obj: IndexableObject) => unknown
+  /**
+   * The content column whose copy it is, when the statement that writes an
+   * object may compute that column (a create takes its position from the
+   * folder's counter in the same statement): the catalogue row written with
+   * it reads the value from the row written (Catalog.upsertFrom).
+   */
+  fromRow?: string
   /** `core` or the content types that declare it. */
   declaredBy: string[]
 }
 
 const base = (name: string, kind: IndexKind, value: (o: IndexableObject) => unknown,
-  opts: Partial<Pick<IndexDefinition, 'multiValued' | 'indexed' | 'metadata' | 'sortable'>> = {}): IndexDefinition => ({
+  opts: Partial<Pick<IndexDefinition, 'multiValued' | 'indexed' | 'metadata' | 'sortable' | 'fromRow'>> = {}): IndexDefinition => ({
   name,
   kind,
   value,
+  fromRow: opts.fromRow,
   multiValued: opts.multiValued ?? INDEX_KINDS[kind].multiValued,
   indexed: opts.indexed ?? true,
   metadata: opts.metadata ?? true,
@@ -83,7 +91,7 @@ export const coreIndexes: IndexDefinition[] = [
   base('allowedRolesAndUsers', 'keyword', o => o.allowedRolesAndUsers, { metadata: false }),
   base('is_folderish', 'boolean', o => o.folderish),
   base('exclude_from_nav', 'boolean', () => false, { indexed: false }),
-  base('getObjPositionInParent', 'int', o => o.position, { metadata: false }),
+  base('getObjPositionInParent', 'long', o => o.position, { metadata: false, fromRow: 'position' }),
   base('object_provides', 'keyword', o => [`type:${o.portal_type}`], { metadata: false }),
   base('Language', 'field', () => 'en'),
   base('getIcon', 'field', () => null, { indexed: false }),

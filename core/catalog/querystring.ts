@@ -86,7 +86,8 @@ function operationsOf (index: IndexDefinition, hasValues: boolean): string[] {
     case 'keyword': return ['selection.any', 'selection.all']
     case 'date': return DATE_OPERATIONS
     case 'boolean': return ['boolean.isTrue', 'boolean.isFalse']
-    case 'int': return ['int.is', 'int.lessThan', 'int.largerThan']
+    case 'int':
+    case 'long': return ['int.is', 'int.lessThan', 'int.largerThan']
     case 'text': return ['string.contains']
     case 'uuid': return ['string.is']
     case 'field': return hasValues ? ['selection.any'] : index.name === 'Creator' ? ['string.is', 'string.currentUser'] : ['string.is']

@@ -71,7 +71,7 @@ export const turningAround = (window: { at: Date, effectiveBy: Date, expiresAfte
 export const RANKED_CANDIDATES = 250
 
 /** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
-const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', uuid: 'uuid' }
+const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', long: 'bigint', uuid: 'uuid' }
 
 /** The catalogue columns the security and effective-date clause reads (`CatalogSearch.accessClause`). */
 const accessColumns = (access: Access): string[] => [

@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog/catalog.js'
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { notification } from '../db/notifications.js'
 import type { IndexableObject } from '../catalog/indexes.js'
-import { escapeLike, type Db, type Queryable } from '../db/db.js'
+import type { Db, Queryable } from '../db/db.js'
 import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
@@ -13,30 +13,23 @@ import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
-import { CONTENT_COLUMNS as COLUMNS, idFromTitle, withChanges, type ContentRow, type HistoryEntry, type Located, type Traversal } from './rows.js'
+import { writeBatch } from './batch-write.js'
+import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
+import { POSITION, contentValues, creationEntry, newObject, renamed, type NewObject } from './new-object.js'
+import { takePositions } from './positions.js'
+import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type HistoryEntry, type Located, type Traversal } from './rows.js'
 import { pathParents } from './paths.js'
+import { removeSubtree } from './subtree.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
 
 /** A change of an existing object: its new state computed from the current one (ContentStore.changeOptimistically). */
 type ObjectChange = (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry }>
 
-/** Creates with one title racing in one folder: each lost race means a rival won, so this bounds the rivals one create waits out. */
-const MAX_ID_ATTEMPTS = 100
 /** Imports whose ids cross another's: how often one that PostgreSQL ended as a deadlock starts over. */
 const MAX_DEADLOCK_ATTEMPTS = 5
-/** The first key of the per-folder advisory lock under which an import looks for free ids. */
-const IMPORT_LOCK_CLASS = 7340020
 /** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
-
-/** The SQL types of CONTENT_COLUMNS, in their order. */
-const CONTENT_COLUMN_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text[]', 'jsonb', 'integer', 'timestamptz', 'timestamptz', 'jsonb']
-const CREATORS = 7
-
-/** A row's values in the order of CONTENT_COLUMNS, as parameters (JSON columns as text). */
-const contentValues = (obj: ContentRow): unknown[] => [obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner,
-  obj.creators, JSON.stringify(obj.local_roles), obj.position, obj.created, obj.modified, JSON.stringify(obj.data)]
 
 /** Whether a write failed because the object's id (or path) is taken in its folder. */
 const idTaken = (err: unknown): boolean => {
@@ -44,56 +37,8 @@ const idTaken = (err: unknown): boolean => {
   return code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
 }
 
-/**
- * A new object of `type` in `parent` as a create makes it, not written yet:
- * its fields from the checked write, its id (the explicit one, else from its
- * title), the caller as owner and creator, the workflow's initial state.
- */
-export function newObject (parent: Located, type: ContentType, write: CheckedWrite, who: Principal, position: number, now: Date): Located {
-  const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
-  const obj: ContentRow = {
-    uid: randomUUID(),
-    parent_uid: parent.obj.uid,
-    id: '',
-    path: '',
-    portal_type: type.name,
-    review_state: type.workflow?.initial ?? null,
-    owner: who.userId,
-    creators: who.userId !== null ? [who.userId] : [],
-    local_roles: {},
-    position,
-    created: now,
-    modified: now,
-    data
-  }
-  // Nobody can have locked an object that did not exist.
-  return renamed({ obj, lineage: [...parent.lineage, obj], type, lock: null }, parent, write.id ?? idFromTitle(String(data.title ?? type.name)))
-}
-
-/** The object under another id in `parent`. */
-function renamed (located: Located, parent: Located, id: string): Located {
-  return withChanges(located, { id, path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}` })
-}
-
-/** The history entry of an object's creation (none without a workflow). */
-export function creationEntry ({ obj, type }: Located, who: Principal): HistoryEntry | undefined {
-  return type.workflow !== null ? { action: null, actor: who.userId, comments: '', review_state: type.workflow.initial, time: obj.created } : undefined
-}
-
 /** 404 for a create whose folder went while the request ran. */
 const folderGone = (parent: Located): Error => NotFound(parent.obj.path, `${parent.obj.path} was deleted while the request ran.`)
-
-/**
- * The statement that hands out the next `count` positions (an SQL integer
- * expression) of the folder `folder` names (a condition on `content folder`),
- * from its counter, and returns the first of them: a short write of an
- * unlogged row (migration 009), so that creates in a folder run side by
- * side. A missing counter starts again from the folder's highest position
- * (after a crash: the table is unlogged). No row when there is no such folder.
- */
-const reservePosition = (folder: string, count: string): string => `INSERT INTO folder_positions (parent_uid, next)
-  SELECT uid, (SELECT COALESCE(max(position), -1) + 1 + ${count} FROM content child WHERE child.parent_uid = folder.uid) FROM content folder WHERE ${folder}
-  ON CONFLICT (parent_uid) DO UPDATE SET next = folder_positions.next + ${count} RETURNING next - ${count} AS position`
 
 /**
  * Where index operations go once recorded (the Solr indexer, or the queue
@@ -106,12 +51,6 @@ export interface IndexOperations {
   /** Sends the pending operations of these objects; never throws (what fails stays in the outbox). */
   deliver: (uids: string[]) => Promise<void>
 }
-
-/** A folder as a create in it reads it: with the position its new object takes (one create per read; an import's first of its consecutive ones). */
-export type Folder = Located & { nextPosition: number }
-
-/** One object of a bulk import (`createMany`): built by `newObject`, with its history from creation on, oldest first. */
-export interface NewObject { located: Located, write: CheckedWrite, history: HistoryEntry[] }
 
 /** What a write may do inside its transaction besides its own SQL. */
 export interface Write {
@@ -143,7 +82,12 @@ export class ContentStore {
   /** This process's changes of one object, by uid: one at a time (`changeOptimistically`). */
   private readonly changing = new OneAtATime()
 
-  constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {}
+  /** The types that may hold objects: a delete locks the objects of these types inside what it deletes. */
+  private readonly folderishTypes: string[]
+
+  constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {
+    this.folderishTypes = [...types.types.values()].filter(type => type.folderish).map(type => type.name)
+  }
 
   /**
    * Called after every committed write that changed the catalogue, before the
@@ -257,24 +201,6 @@ export class ContentStore {
     return this.kept === null ? await this.locate(path) : await this.kept.read(path, async () => await this.locate(path))
   }
 
-  /**
-   * `locate` for a create in the folder at `path`: the same statement hands out
-   * the folder's next position (`reservePosition`, committed with the read), so
-   * that a create is two round trips, this and its write. A POST refused after
-   * it (not a folder, no permission, invalid) leaves its position unused:
-   * positions in a folder are unique and ordered, not dense, as after a delete.
-   * `count`: how many consecutive positions to hand out (a bulk import's);
-   * `nextPosition` is the first.
-   */
-  async locateFolder (path: string, count = 1): Promise<Traversal<Folder>> {
-    const { rows } = await this.db.query<ContentRow & LiveLockColumns & { reserved_position: number | null }>(`WITH reserved AS (${reservePosition('path = $2', '$3::integer')})
-      SELECT ${COLUMNS}, live_lock.*, (SELECT position FROM reserved) AS reserved_position FROM content ${LIVE_LOCK_JOIN}
-      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path), path, count], { ...PREPARED, changesNothingShown: true })
-    const nextPosition = rows[0]?.reserved_position ?? null
-    const { found, nearest } = this.traversalOf(path, rows.map(({ reserved_position: _, ...row }) => splitLiveLock(row)))
-    return { found: found === null || nextPosition === null ? null : { ...found, nextPosition }, nearest }
-  }
-
   /** The lineage of `path` from the rows read of it and its ancestors (a gap in the chain means a missing ancestor). */
   private traversalOf (path: string, read: Array<{ row: ContentRow, lock: LockRow | null }>): Traversal<Located> {
     const lineage: ContentRow[] = []
@@ -291,22 +217,23 @@ export class ContentStore {
   }
 
   /**
-   * Creates an object in `parent` at the position its read with
-   * `locateFolder` handed out (else it takes the folder's next); its id comes
-   * from the title unless given (409 when a given id is taken). Creates in one
-   * folder run side by side: the id is tried and, when another create took it
-   * meanwhile, the next free one.
+   * Creates an object in `parent`, at the folder's next position, taken by the
+   * statement that writes it (core/content/positions.ts); its id comes from
+   * the title unless given (409 when a given id is taken). Creates in one
+   * folder do not wait for each other's ids: the id is tried and, when another
+   * create took it meanwhile, the next free one.
    */
-  async create (parent: Located | Folder, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
-    const position = 'nextPosition' in parent ? parent.nextPosition : await this.nextPosition(parent)
-    let created = newObject(parent, type, write, who, position, new Date())
+  async create (parent: Located, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
+    let created = newObject(parent, type, write, who, new Date())
     const base = created.obj.id
     for (let attempt = 0; ; attempt++) {
       const { obj } = created
       try {
-        await this.writeOne(created, p => `INSERT INTO content (${COLUMNS})
-          VALUES (${contentValues(obj).map(p).join(', ')}) RETURNING uid`, { history: creationEntry(created, who), write })
-        return created
+        const values = (p: (value: unknown) => string): string[] => contentValues(obj).map((value, c) => c === POSITION ? '(SELECT position FROM taken)' : p(value))
+        const written = await this.writeOne(created, p => `INSERT INTO content (${COLUMNS})
+          VALUES (${values(p).join(', ')}) RETURNING uid, position`, { history: creationEntry(created, who), write, placedIn: parent.obj.uid })
+        // An INSERT that did not fail wrote its row.
+        return written!
       } catch (err) {
         // The folder went while the request ran.
         if ((err as { code?: string }).code === '23503') throw folderGone(parent)
@@ -314,24 +241,23 @@ export class ContentStore {
         if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
         if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
         const now = new Date()
-        created = renamed({ ...created, obj: { ...obj, created: now, modified: now } }, parent, await this.freeId(this.db, parent, base))
+        created = renamed({ ...created, obj: { ...obj, created: now, modified: now } }, parent, await freeId(this.db, parent, base))
       }
     }
   }
 
   /**
    * Creates the objects of a bulk import in `parent`, all or nothing, in one
-   * transaction of a few statements whatever their number: their rows (in
-   * their final state, with the positions `newObject` gave them), histories,
+   * transaction of a few statements whatever their number (core/content/batch-write.ts):
+   * their rows in their final state, at consecutive positions, histories,
    * images, catalogue rows and index operations. An object whose id another
-   * took (in the folder, or earlier in the batch) gets the next free one, as
-   * `create` does; a taken explicit id is 409 and nothing is written.
-   * Returns the objects as written, in their order.
+   * took gets the next free one, as `create` does; a taken explicit id is 409
+   * and nothing is written. Returns the objects as written, in their order.
    */
   async createMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.writeMany(parent, objects)
+        return await this.write(async ({ tx, reindexMany }) => await writeBatch(tx, reindexMany, parent, objects))
       } catch (err) {
         const { code } = err as { code?: string }
         // The folder went while the request ran.
@@ -341,77 +267,6 @@ export class ContentStore {
         throw err
       }
     }
-  }
-
-  /** One attempt of `createMany`. */
-  private async writeMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
-    return await this.write(async ({ tx, reindexMany }) => {
-      // In the order of their paths, as every import inserts them: two imports of the same ids wait in one order, not crosswise.
-      const byPath = (a: NewObject, b: NewObject): number => a.located.obj.path < b.located.obj.path ? -1 : a.located.obj.path > b.located.obj.path ? 1 : 0
-      const inserted = await this.insertContent(tx, [...objects].sort(byPath).map(o => o.located.obj))
-      const written = objects.map(o => o.located)
-      const lost = [...objects.entries()].filter(([, { located }]) => !inserted.has(located.obj.uid))
-      for (const [i, { write }] of lost) {
-        if (write.id !== undefined) throw Conflict(`items/${i}: the id '${write.id}' is taken in ${parent.obj.path}.`)
-      }
-      // The next free ids are found by one import of the folder at a time: two that looked for them
-      // side by side would each take ids the other holds uncommitted, and wait for each other.
-      if (lost.length > 0) await tx.query(`SELECT pg_advisory_xact_lock(${IMPORT_LOCK_CLASS}, hashtext($1))`, [parent.obj.uid])
-      for (const [i, { located }] of lost) {
-        const base = located.obj.id
-        for (let attempt = 0; ; attempt++) {
-          // Inside the transaction: the ids of this batch count as taken.
-          written[i] = renamed(written[i], parent, await this.freeId(tx, parent, base))
-          if ((await this.insertContent(tx, [written[i].obj])).size === 1) break
-          if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
-        }
-      }
-      const history = objects.flatMap(({ history }, i) => history.map((entry, seq) => ({ uid: written[i].obj.uid, seq, ...entry })))
-      if (history.length > 0) {
-        await tx.query(`INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
-          SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
-        ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
-      }
-      const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
-      if (images.length > 0) {
-        await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
-          [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
-      }
-      await reindexMany(written)
-      return written
-    })
-  }
-
-  /** Inserts content rows in one statement; a row whose id or path is taken is skipped. Returns the uids inserted. */
-  private async insertContent (tx: Queryable, rows: ContentRow[]): Promise<Set<string>> {
-    // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
-    const values = rows.map(contentValues)
-    const columns = CONTENT_COLUMN_TYPES.map((_, c) => values.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))
-    const { rows: inserted } = await tx.query<{ uid: string }>(`INSERT INTO content (${COLUMNS})
-      SELECT ${COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')}
-      FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})
-      ON CONFLICT DO NOTHING RETURNING uid`, columns, PREPARED)
-    return new Set(inserted.map(r => r.uid))
-  }
-
-  /** The folder's next position (the first of `count`), for a create whose read did not hand one out. */
-  async nextPosition (parent: Located, count = 1): Promise<number> {
-    const { rows } = await this.db.query<{ position: number }>(reservePosition('uid = $1', '$2::integer'), [parent.obj.uid, count], PREPARED)
-    if (rows.length === 0) throw folderGone(parent)
-    return rows[0].position
-  }
-
-  /**
-   * The first free id of `base`, `base-1`, `base-2` … as the folder is now
-   * (the contract's order, without gaps). Of creates with one title that race,
-   * each round one wins: a create retries at most once per rival.
-   */
-  private async freeId (q: Queryable, parent: Located, base: string): Promise<string> {
-    const { rows } = await q.query<{ id: string }>("SELECT id FROM content WHERE parent_uid = $1 AND (id = $2 OR id LIKE $2 || '-%')", [parent.obj.uid, base])
-    const used = new Set(rows.map(r => r.id))
-    let n = 0
-    while (used.has(n === 0 ? base : `${base}-${n}`)) n++
-    return n === 0 ? base : `${base}-${n}`
   }
 
   /**
@@ -458,10 +313,10 @@ export class ContentStore {
       const obj: ContentRow = { ...current.obj, ...changes, modified }
       const next: Located = { obj, lineage: [...current.lineage.slice(0, -1), obj], type: current.type }
       const written = await this.writeOne(next, p => `UPDATE content SET data = ${p(JSON.stringify(obj.data))}, review_state = ${p(obj.review_state)}, modified = ${p(modified)}
-        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} RETURNING uid`,
+        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} RETURNING uid, position`,
       // The history entry's time is the change's: the history and `modified` agree.
       { write, history: history !== undefined ? { ...history, time: modified } : undefined, before: current })
-      if (written) return next
+      if (written !== null) return written
       if (attempt >= 50) throw Conflict(`${located.obj.path} changes too often to be changed now; try again.`)
       current = await this.reread(located)
     }
@@ -476,19 +331,24 @@ export class ContentStore {
 
   /**
    * One write of one object as one statement: the row's change (`changed`,
-   * returning its uid when it changed something), its history entry, its
-   * images, its catalogue row, its index operation and the notification that
-   * the catalogue changed — all or nothing, one round trip. After it, as
-   * every write: this process's listeners, and the delivery of the operation.
+   * returning its uid and position when it changed something), its history
+   * entry, its images, its catalogue row, its index operation and the
+   * notification that the catalogue changed — all or nothing, one round trip.
+   * After it, as every write: this process's listeners, and the delivery of
+   * the operation. Answers the object as written (null: `changed` changed nothing).
    * `before`: the object an update started from; the notification then names
    * the catalogue columns the update changed (a create changes them all).
+   * `placedIn`: a create's folder, whose next position the statement takes
+   * first, as `taken` (core/content/positions.ts).
    */
-  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string, extras: { write?: CheckedWrite, history?: HistoryEntry, before?: Located }): Promise<boolean> {
+  private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string,
+    extras: { write?: CheckedWrite, history?: HistoryEntry, before?: Located, placedIn?: string }): Promise<Located | null> {
     const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
     const statement = new Statement()
     const { p } = statement
+    const { history, write, before, placedIn } = extras
+    if (placedIn !== undefined) statement.with('taken', takePositions(p(placedIn), '1'))
     statement.with('changed', changed(p))
-    const { history, write, before } = extras
     if (history !== undefined) {
       statement.with('history', `INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
         SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
@@ -509,20 +369,22 @@ export class ContentStore {
     }
     if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
     // A write's text depends on its shape only (which parts it has), never on its values.
-    const { rows } = await this.db.query(statement.sql(`SELECT uid, ${notification(p, CATALOG_CHANGED, this.writerId, columns)} FROM changed`), statement.params, PREPARED)
-    if (rows.length === 0) return false
+    const { rows } = await this.db.query<{ position: number }>(statement.sql(`SELECT uid, position, ${notification(p, CATALOG_CHANGED, this.writerId, columns)} FROM changed`),
+      statement.params, PREPARED)
+    if (rows.length === 0) return null
     for (const listener of this.catalogListeners) listener(columns)
     if (operations !== null) await operations.deliver([result.obj.uid])
-    return true
+    return withChanges(result, { position: rows[0].position })
   }
 
+  /**
+   * Deletes the object and everything inside it, with their catalogue rows,
+   * histories, images and locks; each deleted object leaves Solr too, however
+   * creates and imports into the subtree race the delete (core/content/subtree.ts).
+   */
   async remove (located: Located): Promise<void> {
     await this.write(async ({ tx, unindex }) => {
-      // Children, catalogue rows, history and blobs go with it (ON DELETE CASCADE); each leaves Solr too.
-      const { rows } = await tx.query<{ uid: string }>("SELECT uid FROM content WHERE path = $1 OR path LIKE $2 || '/%'",
-        [located.obj.path, escapeLike(located.obj.path)])
-      await unindex(rows.map(r => r.uid))
-      await tx.query('DELETE FROM content WHERE uid = $1', [located.obj.uid])
+      await unindex(await removeSubtree(tx, located.obj, this.folderishTypes))
     })
   }
 

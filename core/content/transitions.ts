@@ -1,6 +1,6 @@
 import { afterWriting } from '../db/faults.js'
 import { escapeLike, type Db } from '../db/db.js'
-import { BadRequest, WorkflowException } from '../errors.js'
+import { ApiError, BadRequest, WorkflowException } from '../errors.js'
 import { parseDate } from '../query/zope.js'
 import { can } from '../security/permissions.js'
 import type { Principal } from '../security/roles.js'
@@ -90,7 +90,12 @@ export class Transitions {
     })
     const result = await this.take(located, name, who, comments, dates)
     // The folder's transition is saved: a failure from here on must not be reported as "nothing was changed".
-    for (const child of pending) await afterWriting(async () => await this.take(child, name, who, comments, dates))
+    for (const child of pending) {
+      await afterWriting(async () => await this.take(child, name, who, comments, dates)).catch((err: unknown) => {
+        // A child deleted since it was read has nothing left to take the transition: the folder's answer is no 404.
+        if (!(err instanceof ApiError && err.statusCode === 404)) throw err
+      })
+    }
     return result
   }
 

@@ -147,7 +147,7 @@ export function createPostgres (connectionString: string, log: Logger, applicati
     async query (sql, params, options) {
       // Whether it reads is asked only when it failed: not on every statement.
       return await withClient(async client => normalise(await client.query(statement(sql, params, options))),
-        () => !reads(sql) && options?.changesNothingShown !== true, () => reads(sql))
+        () => !reads(sql), () => reads(sql))
     },
     async transaction (fn) {
       let begun = false

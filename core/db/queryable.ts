@@ -6,11 +6,6 @@ export interface QueryOptions {
    * that later runs send only the parameters. Not for texts that embed values: each would be kept.
    */
   prepared?: boolean
-  /**
-   * The statement's only write is bookkeeping that no answer shows (a folder's next position
-   * handed out): when its connection ends, the request changed nothing its caller must check.
-   */
-  changesNothingShown?: boolean
 }
 
 /** What a query needs: the pool itself or one transaction's client. */

@@ -7,8 +7,11 @@ const LOCK_CLASS = 7340010
 /** `claimNext` looks at this many operations per object it may take: room for the objects other workers hold. */
 const CLAIM_WINDOW = 8
 
-/** What a delivery read of one object's operations: the newest it covers. */
-export interface Claimed { uid: string, last: number }
+/**
+ * What a delivery read of one object's operations: their ids, oldest first
+ * (JSON from PostgreSQL: numbers with both drivers, exact up to 2^53).
+ */
+export interface Claimed { uid: string, ids: number[] }
 
 /** How far the index is behind, for operators. */
 export interface OutboxStatus {
@@ -48,13 +51,14 @@ export class Outbox {
    * the loop, the queue's workers, other processes), in UID order so that
    * two never wait on each other crosswise; the one that waits then reads
    * the newer state. Returns the objects that have operations, with the
-   * newest each delivery covers.
+   * operations the delivery covers: those committed before this read, whose
+   * effect the object's state read after it shows.
    */
   async claim (tx: Queryable, uids: string[]): Promise<Claimed[]> {
     const sorted = [...new Set(uids)].sort()
     if (sorted.length === 0) return []
     await tx.query(`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(uid)) FROM (SELECT uid FROM unnest($1::text[]) WITH ORDINALITY AS u(uid, n) ORDER BY n) AS ordered`, [sorted])
-    const { rows } = await tx.query<Claimed>('SELECT uid, max(id) AS last FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
+    const { rows } = await tx.query<Claimed>('SELECT uid, json_agg(id ORDER BY id) AS ids FROM index_outbox WHERE uid = ANY($1::uuid[]) GROUP BY uid', [sorted])
     return rows
   }
 
@@ -69,9 +73,8 @@ export class Outbox {
    * LIMIT of `oldest` also keeps PostgreSQL from trying the locks inside the
    * grouping, on every object of the window, rather than on the `limit` taken.
    *
-   * A delivery covers the operations of its objects within the window (`last`
-   * is the newest of them there): one recorded beyond it stays for the next
-   * delivery, which sends the object again. Reading each object's newest
+   * A delivery covers the operations of its objects within the window: one
+   * recorded beyond it stays for the next delivery, which sends the object again. Reading each object's newest
    * operation from the whole outbox instead depends on the planner: with
    * statistics taken while the outbox was empty (it is empty most of the time)
    * PostgreSQL scanned the primary key for each object, and a claim of 1 000
@@ -79,8 +82,8 @@ export class Outbox {
    */
   async claimNext (tx: Queryable, limit: number): Promise<Claimed[]> {
     const { rows } = await tx.query<Claimed>(
-      `SELECT oldest.uid, oldest.last
-       FROM (SELECT uid::text AS uid, min(id) AS first, max(id) AS last
+      `SELECT oldest.uid, oldest.ids
+       FROM (SELECT uid::text AS uid, min(id) AS first, json_agg(id ORDER BY id) AS ids
              FROM (SELECT uid, id FROM index_outbox WHERE refused IS NULL ORDER BY id LIMIT $2) AS operations
              GROUP BY uid ORDER BY first LIMIT $2) AS oldest
        WHERE pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext(oldest.uid)) LIMIT $1`,
@@ -89,13 +92,18 @@ export class Outbox {
   }
 
   /**
-   * Solr accepted the claimed operations: they go (an operation recorded
-   * meanwhile waits for its own delivery), and until `settlingMs` has passed
-   * the objects stay known as unsettled (0: committed already).
+   * Solr accepted the claimed objects as they are now: the operations the
+   * claim read go, with the objects' refused ones (an earlier delivery read
+   * those, so the state sent includes them). No other operation goes,
+   * whatever its id: ids are handed out when a write records, not when it
+   * commits, so a delete's older id may commit after a newer update of the
+   * same object was read, and removing "everything up to the newest read"
+   * would lose that delete (Solr would keep the document). Until `settlingMs`
+   * has passed the objects stay known as unsettled (0: committed already).
    */
   async acknowledge (tx: Queryable, claimed: Claimed[], settlingMs: number): Promise<void> {
-    await tx.query('DELETE FROM index_outbox o USING unnest($1::uuid[], $2::bigint[]) AS d(uid, last) WHERE o.uid = d.uid AND o.id <= d.last',
-      [claimed.map(c => c.uid), claimed.map(c => c.last)])
+    await tx.query('DELETE FROM index_outbox WHERE id = ANY($1::bigint[]) OR (uid = ANY($2::uuid[]) AND refused IS NOT NULL)',
+      [claimed.flatMap(c => c.ids), claimed.map(c => c.uid)])
     await tx.query('DELETE FROM index_unsettled WHERE settles_at < now()')
     if (settlingMs === 0) return
     await tx.query(`INSERT INTO index_unsettled (uid, settles_at) SELECT unnest($1::uuid[]), now() + $2 * interval '1 millisecond'
@@ -105,12 +113,12 @@ export class Outbox {
   /**
    * A delivery failed (after its transaction rolled back): its objects go to
    * the back of the queue; when Solr refused the one document sent, its
-   * message is kept on the operations it refused (newer ones stay unmarked: they may fix it).
+   * message is kept on the operations it refused (the others stay unmarked: they may fix it).
    */
   async failed (uids: string[], refused?: { claimed: Claimed, message: string }): Promise<void> {
     await this.db.query('UPDATE index_outbox SET attempts = attempts + 1 WHERE uid = ANY($1::uuid[])', [uids])
     if (refused !== undefined) {
-      await this.db.query('UPDATE index_outbox SET refused = $3 WHERE uid = $1 AND id <= $2', [refused.claimed.uid, refused.claimed.last, refused.message])
+      await this.db.query('UPDATE index_outbox SET refused = $2 WHERE id = ANY($1::bigint[])', [refused.claimed.ids, refused.message])
     }
   }
 

@@ -1,5 +1,5 @@
 import { BadRequest } from '../errors.js'
-import { parseBoolean, parseDate, parseInteger } from './zope.js'
+import { LONG, parseBoolean, parseDate, parseInteger } from './zope.js'
 
 /** A value a criterion compares with, as its index kind reads it. */
 export type Scalar = string | number | boolean | Date
@@ -23,7 +23,7 @@ export interface IndexKindSpec {
   parse: (value: unknown, name: string) => Scalar
   /** `descending`: a second index in descending order (NULLS LAST), for the newest-first lists dates make. */
   sql: { type: string, index: 'btree' | 'gin' | null, descending?: boolean }
-  solr: 'string' | 'text' | 'boolean' | 'pint' | 'pdate'
+  solr: 'string' | 'text' | 'boolean' | 'pint' | 'plong' | 'pdate'
   multiValued: boolean
   sortable: boolean
   /** A query value the index can never hold matches nothing, rather than being an error (an id that is not a UID); not as a range bound. */
@@ -41,6 +41,8 @@ const KINDS = {
   date: { match: 'values', parse: parseDate, sql: { type: 'timestamptz', index: 'btree', descending: true }, solr: 'pdate', multiValued: false, sortable: true },
   boolean: { match: 'flag', parse: parseBoolean, sql: { type: 'boolean', index: null }, solr: 'boolean', multiValued: false, sortable: true },
   int: { match: 'values', parse: parseInteger, sql: { type: 'integer', index: 'btree' }, solr: 'pint', multiValued: false, sortable: true },
+  /** A 64-bit integer: a folder's positions, which only grow (core/content/positions.ts). */
+  long: { match: 'values', parse: (value, name) => parseInteger(value, name, LONG), sql: { type: 'bigint', index: 'btree' }, solr: 'plong', multiValued: false, sortable: true },
   /** Words, queried by every word they hold (ZCTextIndex). */
   text: { match: 'words', parse: text, sql: { type: 'text', index: null }, solr: 'text', multiValued: false, sortable: false },
   /** An object's UID, compared case-insensitively. */

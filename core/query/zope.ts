@@ -23,12 +23,15 @@ export function parseBoolean (value: unknown, name: string): boolean {
 
 /** The catalogue's integers are 32-bit: larger values would fail in the database, not here. */
 const INT32 = 2 ** 31
+/** Its 64-bit integers (`long`) are read as JavaScript numbers, which are exact up to 2^53. */
+export const LONG = 2 ** 53
 
-export function parseInteger (value: unknown, name: string): number {
+/** An integer in [-bound, bound): 32-bit unless said otherwise. */
+export function parseInteger (value: unknown, name: string, bound = INT32): number {
   const text = textOf(value, name).trim()
   if (!/^-?\d+$/.test(text)) throw BadRequest(`Invalid ${name}: not an integer ('${text}').`)
   const n = Number(text)
-  if (n < -INT32 || n >= INT32) throw BadRequest(`Invalid ${name}: ${text} is out of range.`)
+  if (n < -bound || n >= bound) throw BadRequest(`Invalid ${name}: ${text} is out of range.`)
   return n
 }
 
@@ -48,7 +51,7 @@ export function parseDate (value: unknown, name: string): Date {
 /** ZPublisher's type converters (`name:int`); a Map, so that `name:constructor` finds nothing. */
 const CONVERTERS = new Map<string, (value: unknown, name: string) => unknown>([
   ['int', parseInteger],
-  ['long', parseInteger],
+  ['long', (value, name) => parseInteger(value, name, LONG)],
   ['float', (value, name) => {
     const n = Number(value)
     if (String(value).trim() === '' || Number.isNaN(n)) throw BadRequest(`Invalid ${name}: not a number ('${String(value)}').`)

@@ -2,7 +2,7 @@ import { afterWriting } from '../../core/db/faults.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
-import { callerOf, denied, requireContext, requireFolder } from '../support/access.js'
+import { callerOf, denied, requireContext } from '../support/access.js'
 import { expandedNames } from '../app/components.js'
 import { batchOf } from '../../core/query/paging.js'
 import type { Located } from '../../core/content/rows.js'
@@ -75,7 +75,7 @@ export default fp(async fastify => {
   }
 
   async function postContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const parent = await requireFolder(content, request)
+    const parent = await requireContext(content, request)
     // As in Plone: no POST service on items, then the add permission, then the body.
     if (!parent.type.folderish) throw MethodNotAllowed(`${parent.obj.path} is not a folder; content can only be added to folders.`)
     if (!can(request.principal, Permission.Add, parent)) throw denied(request, `You may not add content to ${parent.obj.path}.`)

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
-import { denied, requireFolder } from '../support/access.js'
+import { denied, requireContext } from '../support/access.js'
 import { checkWritePermissions, writeContext } from '../support/writes.js'
-import { creationEntry, newObject, type NewObject } from '../../core/content/store.js'
+import { creationEntry, newObject, type NewObject } from '../../core/content/new-object.js'
 import { withChanges, type HistoryEntry, type Located } from '../../core/content/rows.js'
 import { checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import type { ContentType } from '../../core/content/registry.js'
@@ -95,8 +95,8 @@ export default fp(async fastify => {
     if (items.length === 0) throw ValidationFailed([fieldError('items', 'At least one item is required.')])
     if (items.length > max) throw ValidationFailed([fieldError('items', `At most ${max} items per request (IMPORT_MAX_ITEMS); ${items.length} were sent.`)])
 
-    // As POST: the folder (with one position an item, handed out by the same read), then the add permission, then the bodies.
-    const parent = await requireFolder(content, req, items.length)
+    // As POST: the folder, then the add permission, then the bodies; positions are taken by the write (ContentStore.createMany).
+    const parent = await requireContext(content, req)
     if (!parent.type.folderish) throw MethodNotAllowed(`${parent.obj.path} is not a folder; content can only be added to folders.`)
     if (!can(req.principal, Permission.Add, parent)) throw denied(req, `You may not add content to ${parent.obj.path}.`)
 
@@ -113,13 +113,12 @@ export default fp(async fastify => {
       given.set(id, i)
     }
 
-    const first = 'nextPosition' in parent ? parent.nextPosition : await content.nextPosition(parent, items.length)
     const now = Date.now()
     const objects: NewObject[] = checked.map((c, i) => {
       const { type, write, transitions: names } = c!
       // Created a millisecond apart, the last now: the catalogue's creation order (searches without sort_on) is the items' order.
       const created = new Date(now - (checked.length - 1 - i))
-      let located = newObject(parent, type, write, req.principal, first + i, created)
+      let located = newObject(parent, type, write, req.principal, created)
       const history: HistoryEntry[] = []
       const creation = creationEntry(located, req.principal)
       if (creation !== undefined) history.push(creation)

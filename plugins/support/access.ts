@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { Caller } from '../../core/catalog/listing.js'
-import type { ContentStore, Folder } from '../../core/content/store.js'
+import type { ContentStore } from '../../core/content/store.js'
 import type { Located, Traversal } from '../../core/content/rows.js'
 import { Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { Permission, type PermissionName } from '../../core/security/roles.js'
@@ -35,22 +35,7 @@ export async function requireContext (store: ContentStore, request: FastifyReque
   return checkedContext(store, request, traversal, permission)
 }
 
-/**
- * `requireContext` for a create in the context. For an authenticated caller
- * the same read hands out the position its new object takes
- * (ContentStore.locateFolder: one round trip for both), and a POST refused
- * afterwards leaves that position unused. An anonymous caller's read writes
- * nothing: a request anybody can send, refused or not, may not spend a
- * folder's positions (should a site let anonymous users add, their create
- * takes its position when it writes). `positions`: how many the create
- * takes (a bulk import's; `nextPosition` is the first).
- */
-export async function requireFolder (store: ContentStore, request: FastifyRequest, positions = 1): Promise<Located | Folder> {
-  const traversal = request.principal.userId === null ? await store.locate(request.contextPath) : await store.locateFolder(request.contextPath, positions)
-  return checkedContext<Located | Folder>(store, request, traversal, Permission.View)
-}
-
-function checkedContext<T extends Located> (store: ContentStore, request: FastifyRequest, { found, nearest }: Traversal<T>, permission: PermissionName): T {
+function checkedContext (store: ContentStore, request: FastifyRequest, { found, nearest }: Traversal<Located>, permission: PermissionName): Located {
   if (found === null) {
     const error = NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
     for (let depth = nearest.length; depth > 0; depth--) {

@@ -101,7 +101,7 @@ t.test('statements per request', async t => {
   t.equal(locked.length, 1, `GET a locked talk: traversal with the lock, every time (${locked.join(' | ')})`)
   let n = 100
   const create = await statements(async () => await call('POST', '/talks', talkBody({ title: `New ${n++}` }), member), 201)
-  t.equal(create.length, 2, `POST: traversal with the folder's next position, the write (${create.join(' | ')})`)
+  t.equal(create.length, 2, `POST: traversal, the write with the folder's next position (${create.join(' | ')})`)
   const patch = await statements(async () => await call('PATCH', '/talks/talk-2', { description: `Edited ${n++}` }, admin), 204)
   t.equal(patch.length, 2, `PATCH: traversal with the lock, the write (${patch.join(' | ')})`)
   // Six PATCHes of one talk at once in one process: each waits for the one before it (ContentStore.changeOptimistically)
@@ -117,7 +117,7 @@ t.test('statements per request', async t => {
   }, admin), 201)
   const [ten, hundred] = [await importOf(10), await importOf(100)]
   t.equal(hundred.length, ten.length, `@import: as many statements for 100 talks as for 10 (${hundred.join(' | ')})`)
-  t.ok(hundred.length <= 7, `@import: traversal with the positions, then one transaction: content, history, catalogue, notification (${hundred.join(' | ')})`)
+  t.ok(hundred.length <= 7, `@import: traversal, then one transaction: content with the positions, history, catalogue, notification (${hundred.join(' | ')})`)
 })
 
 t.test('a page of full objects summarises their parents without a statement each', async t => {

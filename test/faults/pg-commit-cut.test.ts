@@ -28,8 +28,8 @@ t.test('a write whose connection ends during its COMMIT: 503 that says the outco
 
 t.test('a write whose connection ends before its COMMIT: 503 that says nothing was changed, and nothing was', async t => {
   let answer: ReturnType<typeof call> | undefined
-  // The creation waits for the content table, inside its transaction.
-  await postgres.terminateWhileWaiting('content', undefined, () => { answer = call('POST', '/talks', talkBody({ title: 'Cut before commit' }), admin) })
+  // An import waits for the history table inside its transaction (its folder's traversal, a read, does not touch it).
+  await postgres.terminateWhileWaiting('workflow_history', undefined, () => { answer = call('POST', '/talks/@import', { items: [talkBody({ title: 'Cut before commit' })] }, admin) })
   const res = await answer!
   t.equal(res.statusCode, 503)
   t.same(res.json(), { type: 'ServiceUnavailable', message: 'The database connection failed (57P01 admin_shutdown); nothing was changed. Try again.' })
@@ -38,5 +38,5 @@ t.test('a write whose connection ends before its COMMIT: 503 that says nothing w
   await reader.connect()
   t.teardown(async () => { await reader.end() })
   t.equal((await reader.query("SELECT 1 FROM content WHERE data->>'title' = 'Cut before commit'")).rowCount, 0)
-  t.equal((await call('POST', '/talks', talkBody({ title: 'Cut before commit' }), admin)).statusCode, 201, 'sent again, it succeeds')
+  t.equal((await call('POST', '/talks/@import', { items: [talkBody({ title: 'Cut before commit' })] }, admin)).statusCode, 201, 'sent again, it succeeds')
 })

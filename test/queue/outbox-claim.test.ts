@@ -10,7 +10,7 @@ import { build } from '../helper.js'
  * What the queue's workers take from the outbox (Outbox.claimNext), against
  * an oracle written from its contract: of the oldest `limit × 8` operations
  * not refused, the objects in the order of their oldest operation there, at
- * most `limit`, each with the newest of its operations there, none that
+ * most `limit`, each with its operations there (oldest first), none that
  * another delivery holds.
  */
 const WINDOW_PER_OBJECT = 8
@@ -19,12 +19,9 @@ interface Operation { id: number, uid: string, refused: boolean }
 
 function expectedClaim (operations: Operation[], limit: number, held: Set<string> = new Set()): Claimed[] {
   const window = operations.filter(o => !o.refused).sort((a, b) => a.id - b.id).slice(0, limit * WINDOW_PER_OBJECT)
-  const objects = new Map<string, { first: number, last: number }>()
-  for (const o of window) {
-    const seen = objects.get(o.uid)
-    objects.set(o.uid, { first: Math.min(seen?.first ?? o.id, o.id), last: Math.max(seen?.last ?? o.id, o.id) })
-  }
-  return [...objects].sort(([, a], [, b]) => a.first - b.first).filter(([uid]) => !held.has(uid)).slice(0, limit).map(([uid, { last }]) => ({ uid, last }))
+  const objects = new Map<string, number[]>()
+  for (const o of window) objects.set(o.uid, [...objects.get(o.uid) ?? [], o.id])
+  return [...objects].sort(([, a], [, b]) => a[0] - b[0]).filter(([uid]) => !held.has(uid)).slice(0, limit).map(([uid, ids]) => ({ uid, ids }))
 }
 
 const sortedByUid = (claimed: Claimed[]): Claimed[] => [...claimed].sort((a, b) => a.uid.localeCompare(b.uid))
@@ -70,6 +67,34 @@ t.test('claimNext against its oracle, and at 20 000 waiting with statistics take
     t.same(second, expectedClaim(operations, 4, new Set(first.map(c => c.uid))))
   })
 
+  t.test('a delivery removes the operations it read, never one committed after its read, whatever its id', async t => {
+    for (const [name, claim] of [['claim', async (tx: Queryable, uid: string) => await outbox.claim(tx, [uid])], ['claimNext', async (tx: Queryable) => await outbox.claimNext(tx, 10)]] as const) {
+      await db.query('DELETE FROM index_outbox')
+      const uid = randomUUID()
+      // A write (a delete, say) records first and commits last: its id is older than the update's the delivery reads.
+      let commitOlder = (): void => {}
+      let olderRecorded = (): void => {}
+      const recorded = new Promise<void>(resolve => { olderRecorded = resolve })
+      const older = db.transaction(async tx => {
+        await tx.query("INSERT INTO index_outbox (uid, op) VALUES ($1, 'unindex')", [uid])
+        olderRecorded()
+        await new Promise<void>(resolve => { commitOlder = resolve })
+      })
+      await recorded
+      await record([uid])
+      await db.transaction(async tx => {
+        const claimed = await claim(tx, uid)
+        t.equal(claimed.length, 1, `${name}: the delivery reads the committed operation`)
+        // The older write commits while the delivery sends what it read.
+        commitOlder()
+        await older
+        await outbox.acknowledge(tx, claimed, 0)
+      })
+      const { rows } = await db.query<{ op: string }>('SELECT op FROM index_outbox WHERE uid = $1', [uid])
+      t.same(rows.map(r => r.op), ['unindex'], `${name}: the operation committed after the read waits for its own delivery`)
+    }
+  })
+
   t.test('20 000 objects waiting, the outbox analysed while empty: the claim reads its window once', async t => {
     await db.query('DELETE FROM index_outbox')
     // What a queue table looks like to the planner most of the time: empty when last analysed.
@@ -97,6 +122,6 @@ t.test('claimNext against its oracle, and at 20 000 waiting with statistics take
     t.ok(pages <= 3 * looked, `the claim touched ${pages} pages for ${looked} operations in its window or passed over`)
 
     const claimed = await db.transaction(async tx => await outbox.claimNext(tx, 1000))
-    t.same(sortedByUid(claimed), sortedByUid(expectedClaim(operations, 1000)), 'the thousand oldest objects, each with its newest operation in the window')
+    t.same(sortedByUid(claimed), sortedByUid(expectedClaim(operations, 1000)), 'the thousand oldest objects, each with its operations in the window')
   })
 })

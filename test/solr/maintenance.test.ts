@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { Folder } from '../../core/content/store.js'
+import type { Located } from '../../core/content/rows.js'
 import { checkWrite } from '../../core/content/validation.js'
 import { talkBody, type TestApp } from '../helper.js'
 import { buildWithSolr, solrDocs, startSolr } from './helper.js'
@@ -17,8 +17,7 @@ t.test('reindex of 10,000 talks, in batches with progress and a final commit', a
   const { app } = await buildWithSolr(t, solr, { SOLR_ACTIVE: 'false' })
   const admin = { userId: 'admin', fullname: null, roles: ['Manager'] }
   const talks = (await app.content.locate('/talks')).found!
-  /** A folder read for one create: the read hands out the position of the object created in it. */
-  const folderAt = async (path: string): Promise<Folder> => (await app.content.locateFolder(path)).found!
+  const folderAt = async (path: string): Promise<Located> => (await app.content.locate(path)).found!
   const folderType = app.contentTypes.get('folder')!
   const talkType = app.contentTypes.get('talk')!
   const ctx = { mode: 'create' as const, stored: {}, tokens: async (name: string) => await app.vocabularies.tokens(name), imageMaxBytes: 1e6 }
