@@ -45,7 +45,7 @@ export function renderTsquery (text: FullText): string | null {
 export const textQuery = (input: string): string | null => renderTsquery(parseFullText(input))
 
 /** Query parameters that are not index criteria (plone.restapi's query-wide parameters, Solr's facet.* and hl.*). */
-const QUERY_PARAMETERS = new Set([
+export const QUERY_PARAMETERS: ReadonlySet<string> = new Set([
   'sort_on', 'sort_order', 'sort_limit', 'b_start', 'b_size', 'metadata_fields', 'fullobjects', 'facet',
   'hl', 'use_solr', 'show_inactive', 'use_site_search_settings'
 ])
