@@ -67,7 +67,7 @@ export function searchParams (query: Record<string, unknown>, context: SearchCon
       fullobjects: query.fullobjects !== undefined,
       facetFields: facet ? (query['facet.field'] !== undefined ? values(query['facet.field'], 'facet.field') : context.defaultFacets) : undefined,
       showInactive: flag(query, 'show_inactive'),
-      highlightFields: highlight ? values(query['hl.fl'], 'hl.fl').flatMap(f => f.split(',')).map(f => f.trim()).filter(Boolean) : undefined
+      highlightFields: highlight ? [...new Set(values(query['hl.fl'], 'hl.fl').flatMap(f => f.split(',')).map(f => f.trim()).filter(Boolean))] : undefined
     }
   }
 }

@@ -21,14 +21,15 @@ export function parseBoolean (value: unknown, name: string): boolean {
   throw BadRequest(`Could not parse value '${String(value)}' of '${name}' as a boolean.`)
 }
 
-/** The catalogue's integers are 32-bit: larger values would fail in the database, not here. */
-const INT32 = 2 ** 31
+/** The catalogue's and Solr's integers are 32-bit: larger values would fail there, not here. */
+export const INT32_MAX = 2 ** 31 - 1
 
+/** An integer parameter: decimal digits with an optional minus sign (blanks around are ignored), within 32 bits. */
 export function parseInteger (value: unknown, name: string): number {
   const text = textOf(value, name).trim()
-  if (!/^-?\d+$/.test(text)) throw BadRequest(`Invalid ${name}: not an integer ('${text}').`)
+  if (!/^-?\d+$/.test(text)) throw BadRequest(`Invalid ${name}: not an integer ('${text.length > 40 ? `${text.slice(0, 40)}…` : text}').`)
   const n = Number(text)
-  if (n < -INT32 || n >= INT32) throw BadRequest(`Invalid ${name}: ${text} is out of range.`)
+  if (n < -INT32_MAX - 1 || n > INT32_MAX) throw BadRequest(`Invalid ${name}: ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range (a 32-bit integer).`)
   return n
 }
 
