@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { build, talkBody, type TestApp } from '../helper.js'
 import { buildWithSolr, startSolr } from '../solr/helper.js'
 import {
-  differenceOf, groupsOf, INT_EDGES, isolate, ploneParameters, problemOf, PROTOTYPE_NAMES, QUERY_EXTREMES, routesOf, sameRefusal, UNKNOWN_NAME,
+  differenceOf, groupsOf, INT_EDGES, isolate, ploneParameters, problemOf, PROTOTYPE_NAMES, QUERY_EXTREMES, queryString, routesOf, sameRefusal, SEND_BUDGET, UNKNOWN_NAME,
   type Answer, type Extreme, type Parameter, type Route
 } from './parameter-space.js'
 import { ROW_VALUES, rowCombinations, SEARCH_BODY_KEYS, type RowCombination } from './querystring-rows.js'
@@ -24,6 +24,8 @@ import { costOf, HELD_LOOP_LIMIT_MS, RETAINED_HEAP_LIMIT_BYTES, type WorkCost } 
  * object inherits (`__proto__`, `toString` …), wherever a name is given, is
  * answered as an unknown name is.
  */
+// Tens of thousands of requests, two services and a Solr: minutes on a loaded machine, not the 300 s of an ordinary file.
+t.setTimeout(900_000)
 const plain = await build(t)
 const withSolr = await buildWithSolr(t, await startSolr(t))
 
@@ -73,12 +75,9 @@ async function siteOf (app: TestApp): Promise<Site> {
 /** The route's URL with `parameters` sent as `extreme` says, and what the route needs besides: every component expanded, its required parameters. */
 function urlWith (site: Site, route: Route, parameters: Parameter[], extreme: Extreme): string {
   const probed = new Set(parameters.map(p => p.name))
-  const search = new URLSearchParams()
   const baseline: Record<string, string> = { ...site.expands.has(route) ? { expand: site.expand } : {}, ...route.required.includes('query') ? { query: JSON.stringify(SEARCH) } : {} }
   for (const parameter of parameters) Object.assign(baseline, parameter.with)
-  for (const [name, value] of Object.entries(baseline)) if (!probed.has(name)) search.append(name, value)
-  for (const { name } of parameters) for (const value of extreme.values) search.append(name + extreme.suffix, value)
-  return `${route.url}?${search.toString()}`
+  return `${route.url}?${queryString(Object.entries(baseline).filter(([name]) => !probed.has(name)), parameters, extreme)}`
 }
 
 /** With Solr answering every search, a search it failed on was answered by the fallback, which says so. */
@@ -203,8 +202,13 @@ async function probeRows (t: Test, site: Site, solrAnswers: boolean): Promise<vo
     }
     const rows = (subset: RowCombination[], value: string): string => `{"query": [${subset.map(c => `{"i": ${JSON.stringify(c.i)}, "o": ${JSON.stringify(c.o)}, "v": ${value}}`).join(', ')}]}`
     for (const value of ROW_VALUES) {
+      // Rows on different indexes, as many as one request's budget holds.
+      const perRequest = Math.max(1, Math.floor(SEND_BUDGET / (value.length + 100)))
       for (const layer of combinations) {
-        await isolate(layer, async subset => check(await post(rows(subset, value))), (subset, problem) => failures.push(`${role.name}: ${rows(subset, value.length > 40 ? `<${value.length} characters>` : value)}: ${problem}`))
+        for (let at = 0; at < layer.length; at += perRequest) {
+          await isolate(layer.slice(at, at + perRequest), async subset => check(await post(rows(subset, value))),
+            (subset, problem) => failures.push(`${role.name}: ${rows(subset, value.length > 40 ? `<${value.length} characters>` : value)}: ${problem}`))
+        }
       }
       for (const key of SEARCH_BODY_KEYS) {
         const body = `{"query": ${JSON.stringify(SEARCH.query)}, "${key}": ${value}}`

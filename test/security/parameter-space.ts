@@ -83,8 +83,8 @@ export const QUERY_EXTREMES: Extreme[] = [
   once('0001-01-01', ':date'),
   once('9999-12-31T23:59:59Z', ':date'),
   { label: `repeated ${REPEATED} times`, suffix: '', values: Array.from({ length: REPEATED }, (_, i) => i.toString(36)) },
-  // A name where one belongs (sort_on, facet.field, metadata_fields …), the same each time.
-  { label: `=portal_type repeated ${REPEATED} times`, suffix: '', values: Array.from({ length: REPEATED }, () => 'portal_type') }
+  // A name where one belongs (sort_on, facet.field, metadata_fields, hl.fl …), the same each time.
+  { label: `=UID repeated ${REPEATED} times`, suffix: '', values: Array.from({ length: REPEATED }, () => 'UID') }
 ]
 
 /** The problem with an answer, or null: every answer is 2xx or 4xx, an error in the contract's `{type, message}`. */
@@ -98,7 +98,8 @@ export function problemOf (res: Answer): string | null {
   return `${res.statusCode} not in the contract's shape: ${res.body.slice(0, 160)}`
 }
 
-const errorOf = (res: Answer): string => res.statusCode >= 400 ? `${res.statusCode} ${String(res.json().type)} ${String(res.json().message)}` : String(res.statusCode)
+/** An error as status, type and message, without the query string a message may quote (a 404 names the URL asked for). */
+const errorOf = (res: Answer): string => res.statusCode >= 400 ? `${res.statusCode} ${String(res.json().type)} ${String(res.json().message).replace(/\?\S*/g, '?')}` : String(res.statusCode)
 
 /** The same refusal as `bare` (the route without any parameter): the parameters were not reached. */
 export const sameRefusal = (res: Answer, bare: Answer): boolean => res.statusCode >= 400 && errorOf(res) === errorOf(bare)
@@ -138,20 +139,50 @@ export function differenceOf (a: Answer, b: Answer, nameA: string, nameB: string
 }
 
 /**
- * The largest query string a probe sends at once. A real client's URL ends
- * at Node's 16 kB header limit; a bounded multiple of it keeps what one
- * request costs (parsing is linear) far below the suite's limits, while
- * long and repeated values still reach many parameters per request.
+ * The largest query string (or body) a probe sends at once. A real client's
+ * URL ends at Node's 16 kB header limit; a few times that still reaches many
+ * parameters per request with long and repeated values, and stays below
+ * V8's large-object size (128 kB): larger strings, and every copy a request
+ * makes of its URL, would be freed only by full collections of the heap,
+ * whose pauses the suite would then measure as holds of the event loop.
  */
-const URL_BUDGET = 256 * 1024
+export const SEND_BUDGET = 64 * 1024
 
-/** `parameters` in groups whose query strings, each value sent as `extreme` says, stay within URL_BUDGET. */
+const encoded = new WeakMap<Extreme, { values: string[], length: number }>()
+/**
+ * An extreme's values percent-encoded, once: the suite builds thousands of
+ * query strings on the event loop whose holds it measures, so building one
+ * must cost far less than answering it.
+ */
+export function encodedValues (extreme: Extreme): { values: string[], length: number } {
+  let known = encoded.get(extreme)
+  if (known === undefined) {
+    const values = extreme.values.map(encodeURIComponent)
+    known = { values, length: values.reduce((n, v) => n + v.length, 0) }
+    encoded.set(extreme, known)
+  }
+  return known
+}
+
+/** A query string: `parameters` each with every value of `extreme`, after `baseline`. */
+export function queryString (baseline: Array<[string, string]>, parameters: Parameter[], extreme: Extreme): string {
+  const parts = baseline.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+  const { values } = encodedValues(extreme)
+  for (const { name } of parameters) {
+    const key = `${encodeURIComponent(name + extreme.suffix)}=`
+    for (const value of values) parts.push(key + value)
+  }
+  return parts.join('&')
+}
+
+/** `parameters` in groups whose query strings, each value sent as `extreme` says, stay within SEND_BUDGET. */
 export function groupsOf (parameters: Parameter[], extreme: Extreme): Parameter[][] {
-  const size = (p: Parameter): number => extreme.values.reduce((n, v) => n + p.name.length + extreme.suffix.length + encodeURIComponent(v).length + 2, 0)
+  const { values, length } = encodedValues(extreme)
+  const size = (p: Parameter): number => length + values.length * (p.name.length + extreme.suffix.length + 2)
   const groups: Parameter[][] = [[]]
   let used = 0
   for (const parameter of parameters) {
-    if (used + size(parameter) > URL_BUDGET && groups[groups.length - 1].length > 0) { groups.push([]); used = 0 }
+    if (used + size(parameter) > SEND_BUDGET && groups[groups.length - 1].length > 0) { groups.push([]); used = 0 }
     groups[groups.length - 1].push(parameter)
     used += size(parameter)
   }

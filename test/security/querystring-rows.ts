@@ -8,8 +8,8 @@ export interface RowCombination { i: string, o: string }
 /** The body's keys besides `query` (API.md's `@querystring-search`). */
 export const SEARCH_BODY_KEYS = ['sort_on', 'sort_order', 'b_start', 'b_size', 'limit', 'fullobjects', 'metadata_fields']
 
-/** A JSON value longer than any row needs, well within a body's limit. */
-const LONG = 64 * 1024
+/** A JSON value longer than any row needs, a row alone within the suite's budget of one request (SEND_BUDGET). */
+const LONG = 32 * 1024
 const json = (value: unknown): string => JSON.stringify(value)
 const pathsTo = (depth: string): string => json(`/talks::${depth}`)
 
