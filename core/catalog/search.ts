@@ -1,8 +1,8 @@
-import { pathDepth } from '../content/paths.js'
 import type { ContentTypeRegistry } from '../content/registry.js'
 import { escapeLike, type Queryable } from '../db/db.js'
 import { BadRequest } from '../errors.js'
 import type { Access, Criterion, Query } from '../query/model.js'
+import { pathLevels } from '../query/path-levels.js'
 import { parseFullText, type FullText, type TextTerm } from '../query/text.js'
 import { column, TIE_BREAKERS } from './catalog.js'
 import { endShown, type KeptResults, type Totals } from './kept-results.js'
@@ -45,7 +45,7 @@ export function renderTsquery (text: FullText): string | null {
 export const textQuery = (input: string): string | null => renderTsquery(parseFullText(input))
 
 /** Query parameters that are not index criteria (plone.restapi's query-wide parameters, Solr's facet.* and hl.*). */
-const QUERY_PARAMETERS = new Set([
+export const QUERY_PARAMETERS: ReadonlySet<string> = new Set([
   'sort_on', 'sort_order', 'sort_limit', 'b_start', 'b_size', 'metadata_fields', 'fullobjects', 'facet',
   'hl', 'use_solr', 'show_inactive', 'use_site_search_settings'
 ])
@@ -191,14 +191,14 @@ export class CatalogSearch {
     }
   }
 
-  /** `path` with `depth`: 0 the object, n ≥ 1 down to n levels below it, -1 the object and everything below. */
+  /** `path` with `depth`: 0 the object, n ≥ 1 down to n levels below it, negative the object and everything below. */
   private pathClause (paths: string[], depth: number, p: (value: unknown) => string): string {
     const alternatives = paths.map(path => {
       const base = `"path_parents" @> ARRAY[${p(path)}]::text[]`
-      const level = pathDepth(path)
-      if (depth < 0) return base
-      if (depth === 0) return `(${base} AND "path_depth" = ${p(level)})`
-      return `(${base} AND "path_depth" BETWEEN ${p(level + 1)} AND ${p(level + depth)})`
+      const levels = pathLevels(path, depth)
+      if (levels === null) return base
+      if (levels.first === levels.last) return `(${base} AND "path_depth" = ${p(levels.first)})`
+      return `(${base} AND "path_depth" BETWEEN ${p(levels.first)} AND ${p(levels.last)})`
     })
     return `(${alternatives.join(' OR ')})`
   }

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import Value from 'typebox/value'
+import { publicOrigin } from '../content/origin.js'
 import { proxyTrust } from './proxy-trust.js'
 
 /**
@@ -11,6 +12,7 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'TCP port to listen on' }),
   HOST: Type.String({ default: '127.0.0.1', description: 'Interface to listen on' }),
   SITE_PATH: Type.String({ default: '', pattern: '^(/[A-Za-z0-9._~-]+)*$', description: 'Path of the site root, e.g. /Plone' }),
+  PUBLIC_URL: Type.String({ default: '', description: 'The public origin of the service, http(s)://host[:port] (e.g. https://cms.example.org): every URL in answers is built from it instead of Host and X-Forwarded-*; empty = from the request' }),
   DATABASE_URL: Type.String({ default: '', description: 'PostgreSQL URL; empty = embedded PostgreSQL (PGlite) in DATA_DIR' }),
   DATA_DIR: Type.String({ default: './var/data', description: 'Where the embedded PostgreSQL keeps its files' }),
   ADMIN_PASSWORD: Type.String({ default: '', description: 'Password of the first admin user; empty = random, printed once' }),
@@ -73,5 +75,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     })
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
   }
-  return converted as Config
+  const config = converted as Config
+  if (config.PUBLIC_URL !== '' && publicOrigin(config.PUBLIC_URL) === null) {
+    throw new ConfigError(`Invalid configuration: PUBLIC_URL: '${config.PUBLIC_URL}' is not http(s)://host[:port] with a valid host (RFC 3986) and nothing after it`)
+  }
+  return config
 }

@@ -62,7 +62,7 @@ export class Serializer {
     const metadata = [...this.types.indexes.values()].filter(i => i.metadata).map(i => i.name)
     if (names.includes('_all')) return metadata
     for (const name of names) if (!metadata.includes(name)) throw BadRequest(`Unknown metadata field '${name}'.`)
-    return names
+    return [...new Set(names)]
   }
 
   /**

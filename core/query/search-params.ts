@@ -48,7 +48,8 @@ export interface SearchParams {
  * a criterion, below the context unless `path` says otherwise.
  */
 export function searchParams (query: Record<string, unknown>, context: SearchContext): SearchParams {
-  const criteria: Record<string, unknown> = {}
+  // Keyed by names from outside (a @querystring-search row's index may be `__proto__`): no prototype for one to reach.
+  const criteria = Object.create(null) as Record<string, unknown>
   for (const [name, value] of Object.entries(query)) if (!isQueryParameter(name)) criteria[name] = value
   criteria.path = pathCriterion(criteria.path, context.path, context.sitePath)
   const sortOrder = textOf(query.sort_order ?? 'ascending', 'sort_order').toLowerCase()
@@ -67,7 +68,7 @@ export function searchParams (query: Record<string, unknown>, context: SearchCon
       fullobjects: query.fullobjects !== undefined,
       facetFields: facet ? (query['facet.field'] !== undefined ? values(query['facet.field'], 'facet.field') : context.defaultFacets) : undefined,
       showInactive: flag(query, 'show_inactive'),
-      highlightFields: highlight ? values(query['hl.fl'], 'hl.fl').flatMap(f => f.split(',')).map(f => f.trim()).filter(Boolean) : undefined
+      highlightFields: highlight ? [...new Set(values(query['hl.fl'], 'hl.fl').flatMap(f => f.split(',')).map(f => f.trim()).filter(Boolean))] : undefined
     }
   }
 }

@@ -21,17 +21,17 @@ export function parseBoolean (value: unknown, name: string): boolean {
   throw BadRequest(`Could not parse value '${String(value)}' of '${name}' as a boolean.`)
 }
 
-/** The catalogue's integers are 32-bit: larger values would fail in the database, not here. */
-const INT32 = 2 ** 31
+/** The catalogue's and Solr's integers are 32-bit: larger values would fail there, not here. */
+export const INT32_MAX = 2 ** 31 - 1
 /** Its 64-bit integers (`long`) are read as JavaScript numbers, which are exact up to 2^53. */
 export const LONG = 2 ** 53
 
-/** An integer in [-bound, bound): 32-bit unless said otherwise. */
-export function parseInteger (value: unknown, name: string, bound = INT32): number {
+/** An integer parameter: decimal digits with an optional minus sign (blanks around are ignored), in [-bound, bound): 32-bit unless said otherwise. */
+export function parseInteger (value: unknown, name: string, bound = INT32_MAX + 1): number {
   const text = textOf(value, name).trim()
-  if (!/^-?\d+$/.test(text)) throw BadRequest(`Invalid ${name}: not an integer ('${text}').`)
+  if (!/^-?\d+$/.test(text)) throw BadRequest(`Invalid ${name}: not an integer ('${text.length > 40 ? `${text.slice(0, 40)}…` : text}').`)
   const n = Number(text)
-  if (n < -bound || n >= bound) throw BadRequest(`Invalid ${name}: ${text} is out of range.`)
+  if (n < -bound || n >= bound) throw BadRequest(`Invalid ${name}: ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range (${bound === LONG ? 'beyond 2^53' : 'a 32-bit integer'}).`)
   return n
 }
 

@@ -98,7 +98,8 @@ export class Solr {
   private client (timeoutSeconds: number): RawClient {
     const s = this.settings()
     const [path, core] = splitBase(s.base)
-    const request = timeoutSeconds > 0 ? { signal: AbortSignal.timeout(timeoutSeconds * 1000) } : undefined
+    // A timer counts whole milliseconds: a fraction of one would be refused, not waited for.
+    const request = timeoutSeconds > 0 ? { signal: AbortSignal.timeout(Math.ceil(timeoutSeconds * 1000)) } : undefined
     const client = loadSolrClient().createClient({ host: s.host, port: s.port, path, core, solrVersion: '9.0', agent: this.agent, request })
     if (s.login !== '' && s.password !== '') (client as unknown as { basicAuth: (u: string, p: string) => void }).basicAuth(s.login, s.password)
     return client

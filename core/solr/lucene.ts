@@ -2,7 +2,8 @@ import { BadRequest } from '../errors.js'
 import type { Scalar } from '../query/index-kinds.js'
 import type { Criterion, Query } from '../query/model.js'
 import type { FullText } from '../query/text.js'
-import { pathDepth } from '../content/paths.js'
+import { pathLevels } from '../query/path-levels.js'
+import { INT32_MAX } from '../query/zope.js'
 import { boostClause, escapeTerm, hasWord, highlightQuery, quote, searchableTextClause } from './full-text.js'
 import type { SolrSettings } from './settings.js'
 import type { Solr } from './client.js'
@@ -31,8 +32,13 @@ const FULL_TEXT = 'SearchableText'
 const criterionName = (criterion: Criterion): string =>
   criterion.kind === 'fullText' ? FULL_TEXT : criterion.kind === 'path' || criterion.kind === 'nothing' ? criterion.kind : criterion.index.name
 
-/** A typed value as a Lucene term: numbers bare, dates in Solr's form, everything else a quoted phrase. */
-const term = (value: Scalar): string => typeof value === 'number' ? String(value) : quote(value instanceof Date ? value.toISOString() : String(value))
+/**
+ * A typed value as a Lucene term: numbers bare, dates in Solr's form,
+ * everything else a quoted phrase. A negative number is quoted too: bare, the
+ * query parser reads its minus sign as NOT (`field:(-5)` would match nothing,
+ * `field:(-2147483648)` would fail on 2147483648).
+ */
+const term = (value: Scalar): string => typeof value === 'number' && value >= 0 ? String(value) : quote(value instanceof Date ? value.toISOString() : String(value))
 
 /**
  * "Now" of the effective-date filter in steps of `steps` seconds, erring on
@@ -85,7 +91,8 @@ export class SolrQueryTranslator {
     }
 
     const pageSize = Math.min(query.size, settings.max_results)
-    const rows = query.sortLimit !== undefined ? Math.min(pageSize, Math.max(0, query.sortLimit - query.start)) : pageSize
+    // Solr counts positions in 32 bits: a page ends at the last one (no index holds more documents).
+    const rows = Math.min(query.sortLimit !== undefined ? Math.min(pageSize, Math.max(0, query.sortLimit - query.start)) : pageSize, INT32_MAX - query.start)
     const params: SelectParams = {
       q,
       fq,
@@ -119,13 +126,12 @@ export class SolrQueryTranslator {
     }
   }
 
-  /** `path` with `depth` over path_parents and path_depth: 0 the object, n ≥ 1 down to n levels, -1 everything below. */
+  /** `path` with `depth` over path_parents and path_depth: 0 the object, n ≥ 1 down to n levels, negative everything below. */
   private pathClause (paths: string[], depth: number): string {
     return paths.map(path => {
       const parents = `path_parents:${quote(path)}`
-      const level = pathDepth(path)
-      if (depth < 0) return parents
-      return `(${parents} AND path_depth:[${depth === 0 ? level : level + 1} TO ${level + depth}])`
+      const levels = pathLevels(path, depth)
+      return levels === null ? parents : `(${parents} AND path_depth:[${levels.first} TO ${levels.last}])`
     }).join(' OR ')
   }
 

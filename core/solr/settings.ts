@@ -11,6 +11,17 @@ import { untrustedJsonProblems } from '../security/untrusted-input.js'
 export const DEFAULT_SEARCH_PATTERN =
   '+(Title:{value}^5 OR Description:{value}^2 OR SearchableText:{value} OR SearchableText:({base_value}) OR searchwords:({base_value})^1000) +showinsearch:True'
 
+/**
+ * Bounds of the time settings: within what a timer (at most 2³¹ − 1 ms) and
+ * Solr's 32-bit parameters take, and more than any deployment needs: an hour
+ * for a call to Solr, a commit or a slow query. "Now" may be rounded by up
+ * to ~32 years (beyond every date a talk has), never past the year 9999 that
+ * dates end at.
+ */
+const HOUR_S = 3600
+const HOUR_MS = HOUR_S * 1000
+const MAX_EFFECTIVE_STEPS = 1_000_000_000
+
 /** The search-server settings (docs/search.md, "Search settings"), with their defaults. */
 export const SolrSettingsSchema = Type.Object({
   active: Type.Boolean({ default: false, title: 'Active', description: 'Master switch of the Solr integration' }),
@@ -21,25 +32,26 @@ export const SolrSettingsSchema = Type.Object({
   password: Type.String({ default: '', title: 'Password', writeOnly: true }),
   async_indexing: Type.Boolean({ default: false, title: 'Asynchronous indexing', description: 'Index through the BullMQ queue; writes do not wait for Solr' }),
   auto_commit: Type.Boolean({ default: true, title: 'Automatic commit', description: 'Commit after each content transaction' }),
-  commit_within: Type.Integer({ default: 0, minimum: 0, title: 'Commit within (ms)', description: '> 0: send commitWithin instead of commits' }),
-  index_timeout: Type.Number({ default: 10, minimum: 0, title: 'Index timeout (s)', description: '0 = no limit' }),
-  search_timeout: Type.Number({ default: 5, minimum: 0, title: 'Search timeout (s)', description: '0 = no limit' }),
-  max_results: Type.Integer({ default: 500, minimum: 1, title: 'Maximum search results' }),
+  commit_within: Type.Integer({ default: 0, minimum: 0, maximum: HOUR_MS, title: 'Commit within (ms)', description: '> 0: send commitWithin instead of commits' }),
+  index_timeout: Type.Number({ default: 10, minimum: 0, maximum: HOUR_S, title: 'Index timeout (s)', description: '0 = no limit' }),
+  search_timeout: Type.Number({ default: 5, minimum: 0, maximum: HOUR_S, title: 'Search timeout (s)', description: '0 = no limit' }),
+  max_results: Type.Integer({ default: 500, minimum: 1, maximum: 1_000_000_000, title: 'Maximum search results' }),
   required: Type.Array(Type.String(), { default: ['SearchableText'], title: 'Required query parameters' }),
   search_pattern: Type.String({ default: DEFAULT_SEARCH_PATTERN, title: 'Pattern for simple search queries' }),
   facets: Type.Array(Type.String(), { default: ['portal_type', 'review_state'], title: 'Default search facets' }),
   filter_queries: Type.Array(Type.String(), { default: ['portal_type'], title: 'Filter query parameters' }),
-  slow_query_threshold: Type.Integer({ default: 0, minimum: 0, title: 'Slow query threshold (ms)' }),
-  effective_steps: Type.Integer({ default: 60, minimum: 1, title: 'Effective date steps (s)' }),
+  slow_query_threshold: Type.Integer({ default: 0, minimum: 0, maximum: HOUR_MS, title: 'Slow query threshold (ms)' }),
+  effective_steps: Type.Integer({ default: 60, minimum: 1, maximum: MAX_EFFECTIVE_STEPS, title: 'Effective date steps (s)' }),
   exclude_user: Type.Boolean({ default: false, title: 'Exclude user from allowedRolesAndUsers' }),
   highlight_fields: Type.Array(Type.String(), { default: [], title: 'Highlighting fields' }),
   highlight_formatter_pre: Type.String({ default: '[', title: 'Highlight formatter: pre' }),
   highlight_formatter_post: Type.String({ default: ']', title: 'Highlight formatter: post' }),
-  highlight_fragsize: Type.Integer({ default: 100, minimum: 1, title: 'Highlight fragment size' }),
+  highlight_fragsize: Type.Integer({ default: 100, minimum: 1, maximum: 100_000, title: 'Highlight fragment size' }),
   field_list: Type.Array(Type.String(), { default: [], title: 'Default fields to be returned' }),
   levenshtein_distance: Type.Integer({ default: 0, minimum: 0, maximum: 2, title: 'Levenshtein distance' }),
   atomic_updates: Type.Boolean({ default: true, title: 'Enable atomic updates' }),
-  boost_rules: Type.Record(Type.String(), Type.Number({ exclusiveMinimum: 0 }), {
+  // Written into the query as `^<boost>`: Lucene reads plain decimals only, never 1e-7 or 1e+21.
+  boost_rules: Type.Record(Type.String(), Type.Number({ minimum: 0.0001, maximum: 1_000_000 }), {
     default: {},
     title: 'Boost rules',
     description: 'As data, never code: `field` → boost of full-text matches in that field; `field:value` → boost of documents with that value'

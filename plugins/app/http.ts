@@ -1,7 +1,10 @@
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { publicOrigin } from '../../core/content/origin.js'
 import { BadRequest, NotAcceptable, NotFound, UnsupportedMediaType } from '../../core/errors.js'
 import { ANONYMOUS } from '../../core/security/roles.js'
 import { assertPlainName, assertTrustworthyJson } from '../../core/security/untrusted-input.js'
+import { assertAddressable, requestOrigin } from '../support/origin.js'
 import { addressOf } from '../support/url.js'
 
 declare module 'fastify' {
@@ -52,14 +55,17 @@ export default fp(async fastify => {
   // A reference type cannot be a request decorator's default; the onRequest hook sets it.
   fastify.decorateRequest('principal', null as unknown as typeof ANONYMOUS)
   fastify.decorateRequest('token', null)
-  // Under Zope's virtual hosting the path names the origin and the site's path (plugins/support/url.ts).
+  // Where URLs point (docs/api.md, "Addresses"): a virtual-hosting path names the origin and the
+  // site's path (plugins/support/url.ts); else PUBLIC_URL, when set; else the request's own address.
+  const configuredOrigin = fastify.config.PUBLIC_URL === '' ? null : publicOrigin(fastify.config.PUBLIC_URL)
+  const originOf = (request: FastifyRequest): string => addressOf(request.raw).virtual?.origin ?? configuredOrigin ?? requestOrigin(request)
   fastify.decorateRequest('absoluteUrl', function (url: string) {
-    return `${addressOf(this.raw).virtual?.origin ?? `${this.protocol}://${this.host}`}${url}`
+    return `${originOf(this)}${url}`
   })
   fastify.decorateRequest('baseUrl', {
     getter () {
       const { virtual } = addressOf(this.raw)
-      return virtual !== undefined ? virtual.origin + virtual.sitePath : `${this.protocol}://${this.host}${sitePath}`
+      return virtual !== undefined ? virtual.origin + virtual.sitePath : `${originOf(this)}${sitePath}`
     }
   })
   fastify.decorateRequest('contextPath', {
@@ -102,6 +108,8 @@ export default fp(async fastify => {
     request.principal = ANONYMOUS
     // The id that a 500's message asks the client to quote, on every answer.
     void reply.header('x-request-id', request.id)
+    // Before anything could write the request's host into a URL (and before authentication: it is malformed whoever sends it).
+    assertAddressable(request)
   })
 
   // After authentication (an onRequest hook), so that an expired or invalid

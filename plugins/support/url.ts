@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { isHostPort } from '../../core/content/origin.js'
 
 /**
  * What the URL rewriting learned about a request, kept on the raw request:
@@ -37,9 +38,8 @@ function decodeSegment (segment: string): string | null {
   }
 }
 
-/** `<scheme>` and `<host>:<port>` of a virtual-hosting path: http(s), a host name or IP literal, a port. */
+/** `<scheme>` of a virtual-hosting path; its `<host>:<port>` is checked as every host (core/content/origin.ts). */
 const SCHEME = /^https?$/
-const HOST_PORT = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/
 const DEFAULT_PORT: Record<string, string> = { http: ':80', https: ':443' }
 
 /**
@@ -55,7 +55,7 @@ const DEFAULT_PORT: Record<string, string> = { http: ':80', https: ':443' }
 export function virtualHost (path: string, sitePath: string): { path: string, viaApiSegment: boolean, virtualPath: string, origin: string, sitePath: string } | null {
   const segments = path.split('/').filter(s => s !== '')
   const [, scheme, hostPort] = segments
-  if (scheme === undefined || hostPort === undefined || !SCHEME.test(scheme) || !HOST_PORT.test(hostPort)) return null
+  if (scheme === undefined || hostPort === undefined || !SCHEME.test(scheme) || !isHostPort(hostPort)) return null
   const rootAt = segments.indexOf('VirtualHostRoot', 3)
   // Without VirtualHostRoot only the origin changes: the whole path is physical and virtual at once.
   let physical = rootAt < 0 ? [] : segments.slice(3, rootAt)
