@@ -1,10 +1,12 @@
 /**
  * The run's charts as SVG files in its results folder, drawn here (no chart
  * library): how each scenario's p99 grows with the number of talks (both
- * axes logarithmic), and each scenario's share of its floor at each size.
+ * axes logarithmic), the same for each class of the varied traffic, and
+ * each scenario's share of its floor at each size.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { variedPoints } from './report.mjs'
 
 const COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
   '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd', '#e6550d', '#31a354', '#756bb1', '#636363']
@@ -33,8 +35,7 @@ const label = n => (n >= 1e6 ? `${n / 1e6}M` : n >= 1e3 ? `${n / 1e3}k` : String
  * A line chart on log–log axes: `series` is [{name, points: [[x, y], …]}].
  * A series with one point is drawn as a dot.
  */
-export function logLogChart ({ title, xTitle, yTitle, series, width = 900, height = 520 }) {
-  const legendWidth = 300
+export function logLogChart ({ title, xTitle, yTitle, series, width = 900, height = 520, legendWidth = 300 }) {
   const m = { left: 70, right: legendWidth + 20, top: 40, bottom: 50 }
   const xs = series.flatMap(s => s.points.map(p => p[0]))
   const ys = series.flatMap(s => s.points.map(p => p[1])).filter(y => y > 0)
@@ -100,16 +101,25 @@ export function barChart ({ title, rows, keys, keyTitle, marks = [], width = 900
   return svg(width, height, body)
 }
 
-/** Writes p99-by-talks.svg and ratio-to-floor.svg into `dir`; answers their names. */
+/** Writes p99-by-talks.svg, p99-by-talks-varied.svg (when the run had varied traffic) and ratio-to-floor.svg into `dir`; answers their names. */
 export function writeCharts (report, dir) {
   const measured = report.results.filter(r => r.status === 'measured')
-  const ids = [...new Set(measured.map(r => r.id))]
+  // The varied traffic's p99 is its classes', on a chart of their own.
+  const ids = [...new Set(measured.filter(r => r.traffic !== 'varied').map(r => r.id))]
   // One point a size: the floor measured before and after a size's scenarios counts once (its first measurement).
   const onePerSize = records => records.filter((r, i) => records.findIndex(o => o.talks === r.talks) === i)
   const latencies = ids
     .map(id => ({ name: id, points: onePerSize(measured.filter(r => r.id === id && r.latency.p99 !== null)).map(r => [r.talks, r.latency.p99]) }))
     .filter(s => s.points.length > 0)
-  writeFileSync(join(dir, 'p99-by-talks.svg'), logLogChart({ title: 'p99 by number of talks', xTitle: 'talks (log)', yTitle: 'p99 ms (log)', series: latencies }))
+  writeFileSync(join(dir, 'p99-by-talks.svg'), logLogChart({ title: 'p99 by number of talks (one request repeated)', xTitle: 'talks (log)', yTitle: 'p99 ms (log)', series: latencies }))
+  const classes = variedPoints(report)
+  const varied = [...new Set(classes.map(p => p.key))].map(key => {
+    const points = classes.filter(p => p.key === key)
+    return { name: points[0].name, points: points.map(p => [p.talks, p.p99]) }
+  })
+  if (varied.length > 0) {
+    writeFileSync(join(dir, 'p99-by-talks-varied.svg'), logLogChart({ title: 'p99 by number of talks, varied traffic, by class', xTitle: 'talks (log)', yTitle: 'p99 ms (log)', series: varied, width: 1200, legendWidth: 500 }))
+  }
   const compared = measured.filter(r => r.ratio !== undefined)
   const sizes = [...new Set(compared.map(r => r.talks))].sort((a, b) => a - b)
   const rows = [...new Set(compared.map(r => r.id))].map(id => ({
@@ -121,7 +131,7 @@ export function writeCharts (report, dir) {
     rows,
     keys: sizes,
     keyTitle: 'talks',
-    marks: [{ value: 40, label: '40 %' }, { value: 50, label: '50 %' }, { value: 70, label: '70 %' }, { value: 80, label: '80 %' }, { value: 100, label: 'floor' }]
+    marks: [{ value: 25, label: '25 %' }, { value: 40, label: '40 %' }, { value: 50, label: '50 %' }, { value: 70, label: '70 %' }, { value: 80, label: '80 %' }, { value: 100, label: 'floor' }]
   }))
-  return ['p99-by-talks.svg', 'ratio-to-floor.svg']
+  return ['p99-by-talks.svg', ...(varied.length > 0 ? ['p99-by-talks-varied.svg'] : []), 'ratio-to-floor.svg']
 }

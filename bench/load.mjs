@@ -2,21 +2,20 @@
  * The load generator, in its own process (run.mjs forks it) so that it never
  * shares a core's event loop with the server it measures. For each job it
  * builds the scenario's requests, checks one round of them, warms up, then
- * runs autocannon and answers with the figures.
+ * runs autocannon and answers with the figures. The varied traffic, whose
+ * latencies autocannon cannot tell apart by class, has its own clients
+ * (bench/crowd.mjs) in this same process.
  *
  * Latencies are taken from every successful response's own timing (autocannon's
  * histogram keeps whole milliseconds, too coarse for sub-millisecond floors).
  */
 import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
+import { runCrowd } from './crowd.mjs'
+import { latencySummary } from './latency.mjs'
 import { SCENARIOS } from './scenarios.mjs'
 
 const TIMEOUT_SECONDS = 120
-
-function percentile (sorted, p) {
-  if (sorted.length === 0) return null
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p / 100 * sorted.length) - 1)]
-}
 
 /** Wraps every request so that the first unexpected answer is kept as evidence. */
 function withEvidence (requests, evidence) {
@@ -80,8 +79,10 @@ async function probe (url, plan) {
   return plan.check?.(JSON.parse(answers[0].body), answers[0].headers) ?? null
 }
 
-async function runJob ({ scenarioId, ctx, url, connections, duration, warmup, amount }) {
+async function runJob (job) {
+  const { scenarioId, ctx, url, connections, duration, warmup, amount } = job
   const scenario = SCENARIOS.find(s => s.id === scenarioId)
+  if (scenario.traffic === 'varied') return await runCrowd({ ...job, scenario })
   // One plan for the check, the warm-up and the run: its counters go on, so every talk created is new.
   const plan = scenario.plan(ctx)
   const problem = await probe(url, plan)
@@ -97,8 +98,7 @@ async function runJob ({ scenarioId, ctx, url, connections, duration, warmup, am
   } finally {
     backgroundLoad = await others?.stop()
   }
-  const sorted = run.latencies.sort((a, b) => a - b)
-  const ok = sorted.length
+  const ok = run.latencies.length
   const { result } = run
   return {
     status: 'measured',
@@ -111,13 +111,7 @@ async function runJob ({ scenarioId, ctx, url, connections, duration, warmup, am
     ...(backgroundLoad !== undefined ? { background: backgroundLoad } : {}),
     requestsPerSecond: ok / run.seconds,
     rate: ok / (scenario.requestsPerItem ?? 1) / run.seconds,
-    latency: {
-      mean: ok === 0 ? null : sorted.reduce((a, b) => a + b, 0) / ok,
-      p50: percentile(sorted, 50),
-      p90: percentile(sorted, 90),
-      p99: percentile(sorted, 99),
-      max: percentile(sorted, 100)
-    }
+    latency: latencySummary(run.latencies)
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * The processes of a benchmark run and what is measured from outside them:
  * a fresh PostgreSQL database, the service (`node dist/app/server.js`), the
- * floor server, their start-up time to the first 200 and their memory, read
- * from /proc as the kernel counts it.
+ * floor server, their start-up time to the first 200, their memory and CPU
+ * time, read from /proc as the kernel counts them.
  */
 import { spawn } from 'node:child_process'
 import { openSync } from 'node:fs'
@@ -39,6 +39,17 @@ export async function memoryOf (pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8')
   const mb = key => Number(status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'))[1]) / 1024
   return { rss: mb('VmRSS'), peak: mb('VmHWM') }
+}
+
+/**
+ * CPU time a process has used so far, user and system, in seconds: fields 14
+ * and 15 of /proc/<pid>/stat, in clock ticks (100 a second on Linux).
+ */
+export async function cpuSecondsOf (pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  // The command name (field 2) may hold spaces: the fields are counted after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** A loopback port nobody listens on now (two runs on one machine must not collide). */
@@ -90,6 +101,7 @@ export async function startServer ({ script, nodeArgs = [], env, port, readyPath
     pid: child.pid,
     startupMs: performance.now() - started,
     memory: async () => await memoryOf(child.pid),
+    cpuSeconds: async () => await cpuSecondsOf(child.pid),
     /** SIGTERM (a graceful close: a CPU profile is written then), SIGKILL after 10 s. */
     async stop () {
       if (exitCode !== undefined) return

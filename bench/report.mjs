@@ -1,9 +1,15 @@
 /**
- * A run's results as text: a table for the terminal and the same table in
- * Markdown (for docs/performance.md), then the targets and the notes.
+ * A run's results as text: tables for the terminal and the same tables in
+ * Markdown (for docs/performance.md), then the notes and the targets. The
+ * scenarios that ask one request again and again and those of the varied
+ * traffic are in tables of their own, labelled so; the varied traffic's
+ * figures are given by class too.
  */
 
 const COLUMNS = ['scenario', 'talks', 'rate', 'p50 ms', 'p99 ms', 'errors', 'floor rate', 'ratio', 'RSS MB']
+const CLASS_COLUMNS = ['class', 'answers', 'p50 ms', 'p99 ms', 'max ms', '2xx', '4xx', '5xx', 'no answer', 'unexpected']
+const REPEATED = 'one request repeated: each scenario asks the same question (or a few in rotation) again and again, so that what the service keeps can answer it from memory; with the floors and the jobs'
+const VARIED = 'varied traffic: a crowd\'s mix, each request drawn at random (bench/traffic-mix.mjs), from many clients over two processes of the service'
 
 const num = (value, digits = 0) => (value === null || value === undefined ? '' : value.toFixed(digits))
 const percent = share => `${num(share * 100, share < 0.1 ? 1 : 0)} %`
@@ -25,21 +31,48 @@ function row (r) {
   ]
 }
 
-/** p99 of every scenario measured at more than one size, by size, and how much it grew. */
-function scalingRows (report) {
-  const sizes = [...new Set(report.results.filter(r => r.status === 'measured').map(r => r.talks))].sort((a, b) => a - b)
+/**
+ * p99 by size of every series measured at more than one size, and how much
+ * it grew: `points` are [{ key, name, talks, p99 }].
+ */
+function scalingRows (points, what) {
+  const sizes = [...new Set(points.map(p => p.talks))].sort((a, b) => a - b)
   if (sizes.length < 2) return []
-  // Jobs (reindex, drain) have a rate but no latencies.
-  const ids = [...new Set(report.results.filter(r => r.group !== 'floor' && r.status === 'measured' && r.latency.p99 !== null).map(r => r.id))]
-  const header = ['p99 ms by talks', ...sizes.map(String), `growth ${sizes[0]} → ${sizes.at(-1)}`]
-  const rows = ids.map(id => {
-    const at = sizes.map(size => report.results.find(r => r.id === id && r.talks === size && r.status === 'measured'))
+  const header = [`p99 ms by talks (${what})`, ...sizes.map(String), `growth ${sizes[0]} → ${sizes.at(-1)}`]
+  const rows = [...new Set(points.map(p => p.key))].map(key => {
+    const at = sizes.map(size => points.find(p => p.key === key && p.talks === size))
     const measured = at.filter(Boolean)
     if (measured.length < 2) return null
-    const growth = measured[measured.length - 1].latency.p99 / measured[0].latency.p99
-    return [measured[0].title, ...at.map(r => num(r?.latency.p99, 1)), `× ${num(growth, 1)}`]
+    return [measured[0].name, ...at.map(p => num(p?.p99, 1)), `× ${num(measured.at(-1).p99 / measured[0].p99, 1)}`]
   }).filter(Boolean)
   return rows.length === 0 ? [] : [header, ...rows]
+}
+
+const isVaried = r => r.traffic === 'varied'
+// Jobs (reindex, drain) have a rate but no latencies.
+const repeatedPoints = report => report.results
+  .filter(r => !isVaried(r) && r.group !== 'floor' && r.status === 'measured' && r.latency.p99 !== null)
+  .map(r => ({ key: r.id, name: r.title, talks: r.talks, p99: r.latency.p99 }))
+/** Every class of every varied scenario, by size (bench/charts.mjs draws them). */
+export const variedPoints = report => report.results
+  .filter(r => isVaried(r) && r.status === 'measured')
+  .flatMap(r => r.classes.filter(c => c.latency.p99 !== null).map(c => ({ key: `${r.id}/${c.id}`, name: `${r.id}: ${c.title}`, talks: r.talks, p99: c.latency.p99 })))
+
+function classRow (c) {
+  const n = key => num(c.statuses[key] ?? 0)
+  return [c.title, num(c.count), num(c.latency.p50, 1), num(c.latency.p99, 1), num(c.latency.max, 1), n('2xx'), n('4xx'), n('5xx'), n('no answer'), num(c.unexpected)]
+}
+
+/** A varied scenario's figures by class, each with a line saying what was sent. */
+function classTables (report) {
+  return report.results.filter(r => isVaried(r) && r.status === 'measured').map(r => ({
+    title: `${r.title} (${r.id}) at ${r.talks} talks, by class: ${r.crowd.talks} talks of which ${r.crowd.published} published, ` +
+      `${r.crowd.connections} clients over ${r.crowd.processes} processes, ${num(r.seconds, 1)} s, seed ${r.crowd.seed}` +
+      `; CPU: service ${r.serviceCpuSeconds.map(cpu => `${num(cpu, 1)} s`).join(' + ')}, the clients ${num(r.crowd.cpuSeconds, 1)} s (warm-up included)` +
+      (r.serverErrors > 0 ? `; FAILED: ${r.serverErrors} answers 5xx` : ''),
+    table: [CLASS_COLUMNS, ...r.classes.map(classRow)],
+    left: [0]
+  }))
 }
 
 function summaryLines (report) {
@@ -47,25 +80,29 @@ function summaryLines (report) {
   const mem = m => `${num(m.rss)} MB`
   return [
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${num(machine.memoryGiB)} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load average ${machine.loadAverage.map(l => num(l, 2)).join(' ')} at start, ${(machine.loadAverageAtEnd ?? []).map(l => num(l, 2)).join(' ')} at end`,
-    `profile: ${report.profile} (${report.settings.connections} connections, ${report.settings.duration} s after ${report.settings.warmup} s warm-up), revision ${report.revision}, ${report.startedAt}`,
+    `profile: ${report.profile} (${report.settings.connections} connections, ${report.settings.duration} s after ${report.settings.warmup} s warm-up; ` +
+      `varied traffic ${report.settings.crowd.connections} clients, ${report.settings.crowd.duration} s), revision ${report.revision}, ${report.startedAt}`,
     `start-up to first 200: ${num(service.fresh.startupMs)} ms on an empty database (migrations included)` +
       (service.restart !== undefined ? `, ${num(service.restart.startupMs)} ms on the seeded database` : ''),
     `service RSS: idle ${mem(service.fresh.idle)}` +
       service.seeded.map(s => `, after seeding ${s.talks} talks ${mem(s.memory)}`).join('') +
       `, peak ${num(service.peakMB)} MB` +
       (service.restart !== undefined ? `; idle after restart ${mem(service.restart.idle)}` : ''),
-    `seeding: ${service.seeded.map(s => `${s.added} talks in ${num(s.seedSeconds, 1)} s (${num(s.seedRate)} talks/s) to ${s.talks}`).join('; ')}`,
+    `seeding: ${service.seeded.map(s => `${s.added} talks in ${num(s.seedSeconds, 1)} s (${num(s.seedRate)} talks/s) to ${s.talks}${s.databaseMB !== undefined ? `, database ${num(s.databaseMB)} MB` : ''}`).join('; ')}`,
+    ...(report.results.some(isVaried) ? [`varied traffic: seed ${report.seed} (npm run bench -- --seed=${report.seed} draws the same requests)`] : []),
     ...(report.integrity !== undefined
       ? [`integrity: /talks holds ${report.integrity.talksFolder.items} items at ${report.integrity.talksFolder.positions} distinct positions`]
       : [])
   ]
 }
 
-/** Why a scenario has no figures, and the first error a measured one met. */
+/** Why a scenario has no figures, and the first error a measured one met (of each class, for the varied traffic). */
 function notes (report) {
   return report.results.flatMap(r => [
     ...(r.reason !== undefined ? [`${r.id}: failed: ${r.reason}`] : []),
     ...(r.errorSample !== undefined ? [`${r.id} at ${r.talks} talks: first error ${r.errorSample}`] : []),
+    ...(r.classes ?? []).filter(c => c.sample !== undefined).map(c => `${r.id} at ${r.talks} talks, ${c.id}: first unexpected answer (of ${c.unexpected}): ${c.sample}`),
+    ...(r.warmUp?.sample !== undefined ? [`${r.id} at ${r.talks} talks, warming up: first unexpected answer ${r.warmUp.sample}`] : []),
     ...(r.background !== undefined
       ? [`${r.id} at ${r.talks} talks: meanwhile ${r.background.connections} other clients sent ${r.background.requests} requests (${Object.entries(r.background.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')})`]
       : [])
@@ -89,14 +126,22 @@ function markdownTable ([header, ...rows], left) {
   return [cells(header), cells(header.map((_, i) => (left.includes(i) ? '---' : '---:'))), ...rows.map(cells)]
 }
 
+/** The report's parts in order, each a title and a table (or lines), for either form. */
+function sections (report) {
+  const varied = report.results.filter(isVaried)
+  return [
+    { title: REPEATED, table: [COLUMNS, ...report.results.filter(r => !isVaried(r)).map(row)], left: [0, 2] },
+    ...(varied.length > 0 ? [{ title: VARIED, table: [COLUMNS, ...varied.map(row)], left: [0, 2] }, ...classTables(report)] : []),
+    { table: scalingRows(repeatedPoints(report), 'one request repeated'), left: [0] },
+    { table: scalingRows(variedPoints(report), 'varied traffic, by class'), left: [0] }
+  ].filter(s => s.table.length > 0)
+}
+
 export function terminalReport (report) {
-  const scaling = scalingRows(report)
   const remarks = notes(report)
   return [
     ...summaryLines(report),
-    '',
-    ...textTable([COLUMNS, ...report.results.map(row)], [0, 2]),
-    ...(scaling.length > 0 ? ['', ...textTable(scaling, [0])] : []),
+    ...sections(report).flatMap(s => ['', ...(s.title !== undefined ? [s.title] : []), ...textTable(s.table, s.left)]),
     ...(remarks.length > 0 ? ['', 'notes:', ...remarks.map(n => `  ${n}`)] : []),
     '',
     'targets:',
@@ -105,13 +150,10 @@ export function terminalReport (report) {
 }
 
 export function markdownReport (report) {
-  const scaling = scalingRows(report)
   const remarks = notes(report)
   return [
     ...summaryLines(report).map(l => `- ${l}`),
-    '',
-    ...markdownTable([COLUMNS, ...report.results.map(row)], [0, 2]),
-    ...(scaling.length > 0 ? ['', ...markdownTable(scaling, [0])] : []),
+    ...sections(report).flatMap(s => ['', ...(s.title !== undefined ? [`**${s.title}**`, ''] : []), ...markdownTable(s.table, s.left)]),
     ...(remarks.length > 0 ? ['', ...remarks.map(n => `- ${n}`)] : []),
     '',
     ...markdownTable([['target', 'standing', ''], ...report.targets.map(t => [t.target, t.standing, mark(t)])], [0, 1, 2])

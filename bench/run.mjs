@@ -11,6 +11,8 @@
  *   --sizes=1000,..  talk counts to measure at (1000000: see the seeder)
  *   --cpu-prof       run the service under `node --cpu-prof` (figures are then perturbed)
  *   --no-build       use dist/ as it is
+ *   --seed=n         the varied traffic's random seed (default: a new one each
+ *                    run, printed and kept in the report)
  *
  * Processes: this script (idle while measuring), the service, the floor, the
  * load generator (load.mjs), PostgreSQL, solr-dev and a redis-server of the
@@ -18,6 +20,9 @@
  * helper (solr-floor.mjs) run between measurements. At the end the service
  * is started again with SOLR_ASYNC=true for the asynchronous create, then
  * its queue is filled and drained by one, then two, index worker processes.
+ * The varied traffic (scenarios of `traffic: 'varied'`) needs a second
+ * process of the service on the same database, started with the first when
+ * such a scenario is chosen, and its users (crowd-users.mjs).
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
@@ -29,8 +34,10 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { startRedis, startSolr } from './backends.mjs'
+import { createCrowdUsers } from './crowd-users.mjs'
 import { createDatabase, freePort, postgresVersion, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
+import { call, login, setUpFetch } from './setup-calls.mjs'
 import { markdownReport, terminalReport } from './report.mjs'
 import { SCENARIOS } from './scenarios.mjs'
 import { checkTargets } from './targets.mjs'
@@ -41,9 +48,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
  * enough for 30 batches of 1 000: 10 000 drained by two workers (four lanes) in about two seconds,
  * ending in a round of batches only half filled, so that its rate was mostly its start and its end.
  */
+/** `crowd`: the clients and seconds of the varied traffic (issue 23: 20 clients for 60 s). */
 const PROFILES = {
-  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500, drainTalks: 1000 },
-  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000, drainTalks: 30_000 }
+  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500, drainTalks: 1000, crowd: { connections: 20, duration: 15 } },
+  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000, drainTalks: 30_000, crowd: { connections: 20, duration: 60 } }
 }
 const ADMIN_PASSWORD = 'bench-admin-password'
 const MEMBER = { login: 'bench-member', password: 'bench-member-password' }
@@ -64,12 +72,14 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     sizes: { type: 'string' },
     'cpu-prof': { type: 'boolean', default: false },
-    'no-build': { type: 'boolean', default: false }
+    'no-build': { type: 'boolean', default: false },
+    seed: { type: 'string' }
   }
 })
 const profileName = args.full ? 'full' : 'quick'
 const settings = { ...PROFILES[profileName], ...(args.sizes !== undefined ? { sizes: args.sizes.split(',').map(Number) } : {}) }
 const only = args.only?.split(',')
+const seed = args.seed !== undefined ? Number(args.seed) >>> 0 : Math.floor(Math.random() * 2 ** 32)
 /** Jobs timed by this script rather than by the load generator. */
 const JOBS = {
   reindex: { id: 'reindex-solr', title: 'reindex into Solr (@solr-maintenance/reindex)', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest' },
@@ -111,37 +121,6 @@ function loadGenerator () {
   }
 }
 
-/**
- * A set-up request to the service. A request that failed before any answer
- * (a kept-alive connection the service closed as it was reused: on a loaded
- * machine the two keep-alive timers race) is sent once more on a new connection.
- */
-async function setUpFetch (url, init) {
-  try {
-    return await fetch(url, init)
-  } catch (err) {
-    if (!(err instanceof TypeError)) throw err
-    say(`${init.method} ${url} failed before any answer (${err.cause?.code ?? err.cause?.message ?? err.message}); sending it once more`)
-    return await fetch(url, init)
-  }
-}
-
-/** A JSON call to the service (set-up only; never measured). */
-async function call (baseUrl, method, path, body, token) {
-  const res = await setUpFetch(baseUrl + path, {
-    method,
-    headers: { accept: 'application/json', 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`)
-  return text === '' ? null : JSON.parse(text)
-}
-
-async function login (baseUrl, credentials) {
-  return (await call(baseUrl, 'POST', '/@login', credentials)).token
-}
-
 /** A helper script of the bench as a process of its own, with the service's environment; answers its last line as JSON. */
 function helper (script, scriptArgs, env) {
   const output = execFileSync(process.execPath, [join(ROOT, 'bench', script), ...scriptArgs], {
@@ -174,14 +153,14 @@ async function positionsInTalks (databaseUrl) {
   return row
 }
 
-async function startService (env) {
+async function startService (env, logName = 'service.log') {
   return await startServer({
     script: join(ROOT, 'dist', 'app', 'server.js'),
     nodeArgs: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
     env: { ...SERVICE_ENV, ...env },
     port: await freePort(),
     readyPath: '/',
-    logFile: join(outDir, 'service.log')
+    logFile: join(outDir, logName)
   })
 }
 
@@ -283,9 +262,11 @@ async function main () {
       loadAverage: os.loadavg()
     },
     service: { seeded: [] },
+    seed,
     results: []
   }
   let service
+  let peer
   let asyncService
   let floor
   let solr
@@ -296,6 +277,7 @@ async function main () {
     load.stop()
     await floor?.stop()
     await service?.stop()
+    await peer?.stop()
     await asyncService?.stop()
     await Promise.all([solr?.stop(), redis?.stop()])
     await database.drop()
@@ -317,6 +299,14 @@ async function main () {
     const adminToken = await login(service.url, { login: 'admin', password: ADMIN_PASSWORD })
     await call(service.url, 'POST', '/@users', { username: MEMBER.login, email: 'bench-member@example.org', password: MEMBER.password, roles: ['Member'] }, adminToken)
     const tokens = { admin: adminToken, member: await login(service.url, MEMBER) }
+    let crowd
+    if (SCENARIOS.some(s => s.traffic === 'varied' && selected(s))) {
+      say(`varied traffic: seed ${seed} (--seed=${seed} draws the same requests again); a second service process, and its users`)
+      peer = await startService(env, 'service-2.log')
+      const users = await createCrowdUsers([service.url, peer.url], adminToken)
+      // The bench's own member owns the talks the create scenarios made: it may edit them too.
+      crowd = { admin: adminToken, members: [...users.members, { login: MEMBER.login, token: tokens.member }], managers: users.managers }
+    }
 
     let job = 0
     const measure = async (scenario, talks, ctx) => {
@@ -324,16 +314,26 @@ async function main () {
       const target = { floor, solr, async: asyncService }[scenario.target] ?? service
       if (scenario.settings !== undefined) await call(target.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
       const jobCtx = { ...ctx, job: ++job }
+      const varied = scenario.traffic === 'varied'
+      const processes = varied ? [service, peer] : [target]
+      const cpuBefore = varied ? await Promise.all(processes.map(p => p.cpuSeconds())) : []
       const result = await load.run({
         scenarioId: scenario.id,
         ctx: jobCtx,
         url: target.url,
-        connections: settings.connections,
-        duration: settings.duration,
+        connections: varied ? settings.crowd.connections : settings.connections,
+        duration: varied ? settings.crowd.duration : settings.duration,
         warmup: scenario.amount !== undefined ? 0 : settings.warmup,
-        amount: scenario.amount?.(jobCtx)
+        amount: scenario.amount?.(jobCtx),
+        ...(varied ? { urls: processes.map(p => p.url), databaseUrl: database.url } : {})
       })
-      const record = { id: scenario.id, title: scenario.title, group: scenario.group, talks, unit: scenario.unit ?? 'req/s', ...result }
+      const record = { id: scenario.id, title: scenario.title, group: scenario.group, traffic: varied ? 'varied' : 'repeated', talks, unit: scenario.unit ?? 'req/s', ...result }
+      if (varied) {
+        // Where the time went: the service's processes (warm-up included), the rest being PostgreSQL's and the load's.
+        const cpuAfter = await Promise.all(processes.map(p => p.cpuSeconds()))
+        record.serviceCpuSeconds = cpuAfter.map((after, i) => after - cpuBefore[i])
+        if (result.serverErrors > 0) say(`${scenario.id}: ${result.serverErrors} answers 5xx: the run fails (see the notes and service*.log)`)
+      }
       if (target.memory !== undefined && scenario.group !== 'floor') record.memoryAfter = await target.memory()
       report.results.push(record)
       if (result.status !== 'measured') say(`${scenario.id} failed: ${result.reason}`)
@@ -354,8 +354,10 @@ async function main () {
       const seeded = helper('seed.mjs', [String(size)], { DATABASE_URL: database.url })
       say(`seeded ${seeded.added} talks in ${seeded.seconds.toFixed(1)} s (${seeded.rate.toFixed(0)} talks/s)`)
       const sample = await sampleTalks(database.url)
-      report.service.seeded.push({ talks: sample.count, added: seeded.added, seedSeconds: seeded.seconds, seedRate: seeded.rate, memory: await service.memory() })
-      const ctx = { talks: sample.paths, tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks }
+      // The database's size after seeding: what a larger size would need on disk.
+      const [{ bytes }] = await inspect(database.url, 'SELECT pg_database_size(current_database()) AS bytes')
+      report.service.seeded.push({ talks: sample.count, added: seeded.added, seedSeconds: seeded.seconds, seedRate: seeded.rate, databaseMB: Number(bytes) / 2 ** 20, memory: await service.memory() })
+      const ctx = { talks: sample.paths, tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks, seed, crowd }
       // The floor before and after the level's scenarios: its mean is the
       // level's floor, and the difference shows how much the machine drifted.
       const floorScenario = SCENARIOS.find(s => s.id === 'floor-db')
@@ -385,6 +387,8 @@ async function main () {
           }
         }
         records.push(await measure(scenario, sample.count, ctx))
+        // The varied traffic retracted some of the sampled talks: the scenarios after it read talks published now.
+        if (scenario.traffic === 'varied') ctx.talks = (await sampleTalks(database.url)).paths
       }
       const after = await measure(floorScenario, sample.count, ctx)
       if (before.status === 'measured' && after.status === 'measured') {
@@ -399,6 +403,7 @@ async function main () {
     }
     report.service.peakMB = (await service.memory()).peak
     await service.stop()
+    await peer?.stop()
 
     // Asynchronous indexing is read at start: a service of its own, without a worker, so that the queue fills.
     const asyncEnv = { ...env, SOLR_ASYNC: 'true', INDEX_WORKER: 'external' }
@@ -444,6 +449,8 @@ async function main () {
   writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 2))
   writeFileSync(join(outDir, 'report.md'), markdownReport(report) + '\n')
   console.log(terminalReport(report))
+  // A 5xx under the varied traffic is a failure of the service, whatever the figures.
+  if (report.results.some(r => r.serverErrors > 0)) process.exitCode = 1
   say(`results in ${outDir} (report.json, report.md, ${charts.join(', ')}${args['cpu-prof'] ? ', profiles/' : ''})`)
 }
 

@@ -4,16 +4,23 @@
  * `plan(ctx)`. `ctx` carries what the run prepared: tokens (admin, member),
  * the member's login, paths of published talks, the bulk size, a job number.
  *
- * Fields: `target` (service, floor, `solr`: the search server itself, or
+ * Fields: `target` (service, floor, `solr`: the search server itself,
  * `async`: the service started with SOLR_ASYNC=true for the asynchronous
- * scenarios), `floor` (the floor a scenario's ratio is taken to:
+ * scenarios, or `crowd`: below), `floor` (the floor a scenario's ratio is taken to:
  * `floor-db` unless named), `group` (floor, read, search, write,
- * job), `scaled` (run again at every size of the scaling profile), `amount`
+ * mix, job), `scaled` (run again at every size of the scaling profile), `amount`
  * (a job of a fixed number of requests instead of a fixed duration),
  * `requestsPerItem` (requests per reported item, for jobs whose unit is not a
  * request), `settings` (Solr control-panel values the run sets before it:
  * Solr is switched on only for the scenarios that measure it, so that the
  * catalogue's figures are the catalogue's).
+ * Most scenarios ask one request again and again (or a few in rotation):
+ * "one request repeated" in the report. Those with `traffic: 'varied'` have
+ * no plan: a crowd of clients draws every request from the mix of
+ * bench/traffic-mix.mjs (`mix`: the ids of its classes, all of them unless
+ * named), against the `crowd` target: two processes of the service on the
+ * same database (bench/crowd.mjs); `engine` is the search engine every
+ * search of theirs must be answered by.
  * A plan gives autocannon's `requests` and may give `check(body, headers)`,
  * which judges the first answer before anything is measured (null = fine),
  * and `background`: requests that other clients keep sending while the
@@ -146,6 +153,26 @@ export const SCENARIOS = [
     target: 'floor',
     group: 'floor',
     plan: () => ({ requests: [{ method: 'GET', path: '/static' }] })
+  },
+  // Varied traffic first at each size: right after the seeding, before other scenarios add talks.
+  {
+    id: 'get-random-talk',
+    title: 'GET a random talk of all N, anonymous (private ones: 401)',
+    group: 'read',
+    traffic: 'varied',
+    target: 'crowd',
+    scaled: true,
+    mix: ['get-talk']
+  },
+  {
+    id: 'varied-traffic',
+    title: 'the whole mix: reads, searches and writes, anonymous and logged in',
+    group: 'mix',
+    traffic: 'varied',
+    target: 'crowd',
+    scaled: true,
+    settings: CATALOGUE,
+    engine: 'catalogue'
   },
   {
     id: 'get-talk-anon',

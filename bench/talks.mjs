@@ -6,7 +6,7 @@
  */
 
 // Ordered from most to least frequent: the rank decides how often a word occurs.
-const WORDS = `api python plone web data content search rest volto react fastify postgresql solr server client
+export const WORDS = `api python plone web data content search rest volto react fastify postgresql solr server client
   performance security testing deployment docker kubernetes cloud design editor theme plugin addon workflow
   migration upgrade cache index query schema json http async queue worker event stream database node javascript
   typescript frontend backend user experience accessibility community sprint release version package registry
@@ -42,8 +42,12 @@ const CONFERENCE_START = Date.UTC(2026, 9, 12, 9, 0)
 export const WORD_IN_EVERY_TALK = 'omnibench'
 export const WORD_IN_TENTH_OF_TALKS = 'decibench'
 
-/** mulberry32: a small, good, seedable generator. */
-function random (seed) {
+/** The seeded talks' owners (bench/seed.mjs): Members `speaker-0` … `speaker-49`, talk n's is n's remainder. */
+export const SPEAKERS = 50
+export const speakerOf = n => `speaker-${n % SPEAKERS}`
+
+/** mulberry32: a small, good, seedable generator (numbers in [0, 1)). */
+export function seededRandom (seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6D2B79F5) >>> 0
@@ -71,6 +75,9 @@ function zipfWord (next) {
   return WORDS[lo]
 }
 
+/** The subjects of the talks: the 30 most frequent words, each talk two of them drawn alike. */
+export const SUBJECTS = WORDS.slice(0, 30)
+
 const words = (next, n) => Array.from({ length: n }, () => zipfWord(next)).join(' ')
 const pick = (next, list) => list[Math.floor(next() * list.length)]
 const capitalise = text => text.charAt(0).toUpperCase() + text.slice(1)
@@ -80,7 +87,7 @@ const capitalise = text => text.charAt(0).toUpperCase() + text.slice(1)
  * which makes it (and so the id the service derives from it) unique.
  */
 export function talkBody (n, label = `#${n}`) {
-  const next = random(n + 1)
+  const next = seededRandom(n + 1)
   const kind = pick(next, KINDS)
   const first = pick(next, FIRST_NAMES)
   const last = pick(next, LAST_NAMES)
@@ -96,14 +103,14 @@ export function talkBody (n, label = `#${n}`) {
     audience: audience.length > 0 ? audience : [pick(next, AUDIENCES)],
     speaker: `${first} ${last}`,
     email: `${first}.${last}@example.org`.toLowerCase(),
-    subjects: [pick(next, WORDS.slice(0, 30)), pick(next, WORDS.slice(0, 30))],
+    subjects: [pick(next, SUBJECTS), pick(next, SUBJECTS)],
     start: new Date(start).toISOString(),
     end: new Date(start + minutes * 60000).toISOString()
   }
 }
 
-/** A subject of many talks (subjects are drawn from the 30 most frequent words). */
-export const COMMON_SUBJECT = WORDS[1]
+/** A subject of many talks. */
+export const COMMON_SUBJECT = SUBJECTS[1]
 
 /** The conference's first day: a date range holding about a third of the talks (they start over three days). */
 export const FIRST_DAY = [new Date(CONFERENCE_START).toISOString().slice(0, 10), new Date(CONFERENCE_START + 86400000).toISOString().slice(0, 10)]

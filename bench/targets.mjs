@@ -1,6 +1,6 @@
 /**
- * The targets of issue 15 ("Performance at scale"), checked against a run's
- * results. Each answers where the service stands and by how much it meets or
+ * The targets of issue 15 ("Performance at scale") and of issue 23 ("Fast
+ * under real traffic": the varied traffic), checked against a run's results. Each answers where the service stands and by how much it meets or
  * misses (`by`: the margin relative to the target, positive when met);
  * `met` is null when the run did not measure it, or not at the size the
  * target names (the quick profile stops at 1 000 talks).
@@ -21,6 +21,12 @@ const SOLR_FLOOR_SHARE = 0.5
 const INGEST_FLOOR_SHARE = 0.8
 const IDLE_RSS_MB = 100
 const STARTUP_MS = 1000
+const VARIED_READ_P50_MS = 10
+const VARIED_P99_MS = 50
+const MIX_FLOOR_SHARE = 0.25
+const RANDOM_GET_FLOOR_SHARE = 0.7
+const MILLION = 1_000_000
+const MILLION_GROWTH = 2
 
 const measured = (results, id) => results.filter(r => r.id === id && r.status === 'measured')
 const fmt = (value, digits = 0) => value.toFixed(digits)
@@ -83,6 +89,40 @@ const describeP99 = r => `p99 ${fmt(r.latency.p99, 1)} ms (${r.id})`
 const describeRatio = r => `${pct(r.ratio)} of ${r.floorId} (${r.id}: ${fmt(r.rate)} vs ${fmt(r.floorRate)} ${r.unit})`
 const describeRate = r => `${fmt(r.rate)} ${r.unit} (${r.id})`
 
+/** Each class of the varied traffic as a record of its own: `varied-traffic/subject`, its size, its latencies. */
+const classRecords = (results, kind) => measured(results, 'varied-traffic')
+  .flatMap(r => r.classes.filter(c => c.kind === kind && c.latency.p99 !== null).map(c => ({ id: `${r.id}/${c.id}`, talks: r.talks, latency: c.latency })))
+const describeP50 = r => `p50 ${fmt(r.latency.p50, 1)} ms (${r.id})`
+
+/** p99 of every class at a million talks (or more) against its p99 at 100 000: the worst factor. */
+function millionGrowth (results) {
+  const records = [...classRecords(results, 'read'), ...classRecords(results, 'write')]
+  const growths = records.filter(r => r.talks >= MILLION).map(large => {
+    const base = records.find(r => r.id === large.id && r.talks === AT_SCALE)
+    return base === undefined ? null : { id: large.id, from: base, to: large, factor: large.latency.p99 / base.latency.p99 }
+  }).filter(Boolean)
+  if (growths.length === 0) return { ...NOT_MEASURED, standing: `needs the varied traffic at ${AT_SCALE} and at ${MILLION} talks in one run` }
+  const worst = growths.reduce((a, b) => (b.factor > a.factor ? b : a))
+  return {
+    ...judge(worst.factor, { max: MILLION_GROWTH + Number.EPSILON }),
+    standing: `× ${fmt(worst.factor, 2)} (${worst.id}, p99 ${fmt(worst.from.latency.p99, 1)} → ${fmt(worst.to.latency.p99, 1)} ms, ${worst.from.talks} → ${worst.to.talks} talks)`
+  }
+}
+
+/** Any 5xx under the varied traffic fails the run. */
+function noServerErrors (results) {
+  const varied = results.filter(r => r.traffic === 'varied' && r.status === 'measured')
+  if (varied.length === 0) return NOT_MEASURED
+  const failed = varied.filter(r => r.serverErrors > 0)
+  return {
+    met: failed.length === 0,
+    by: null,
+    standing: failed.length === 0
+      ? `none in ${varied.reduce((sum, r) => sum + r.classes.reduce((n, c) => n + c.count, 0), 0)} answers (${varied.length} measurements)`
+      : failed.map(r => `${r.serverErrors} in ${r.id} at ${r.talks} talks`).join('; ')
+  }
+}
+
 /** Seeding and the bulk import against create at the same size: "at least as fast as create". */
 function asFastAsCreate (report) {
   const creates = measured(report.results, 'create')
@@ -126,6 +166,13 @@ export function checkTargets (report) {
     { target: `queue drain >= ${pct(INGEST_FLOOR_SHARE)} of the search server's raw ingest`, ...everySize(withRatio(ofMany(results, ['drain-1-worker', 'drain-2-workers'])), ratio, { min: INGEST_FLOOR_SHARE }, describeRatio) },
     { target: 'seeding and bulk import at least as fast as create', ...asFastAsCreate(report) },
     { target: `start-up < ${STARTUP_MS} ms`, ...judge(start, { max: STARTUP_MS }), standing: `${fmt(start)} ms (slowest start-up)` },
-    { target: `RSS idle < ${IDLE_RSS_MB} MB`, ...judge(idle, { max: IDLE_RSS_MB }), standing: `${fmt(idle)} MB (largest idle figure)` }
+    { target: `RSS idle < ${IDLE_RSS_MB} MB`, ...judge(idle, { max: IDLE_RSS_MB }), standing: `${fmt(idle)} MB (largest idle figure)` },
+    { target: `varied traffic: every read class p50 < ${VARIED_READ_P50_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), r => r.latency.p50, { max: VARIED_READ_P50_MS }, describeP50) },
+    { target: `varied traffic: every read class p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), p99, { max: VARIED_P99_MS }, describeP99) },
+    { target: `varied traffic: writes p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'write'), p99, { max: VARIED_P99_MS }, describeP99) },
+    { target: `varied traffic: the whole mix >= ${pct(MIX_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'varied-traffic')), ratio, { min: MIX_FLOOR_SHARE }, describeRatio) },
+    { target: `GET a random talk of all N >= ${pct(RANDOM_GET_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'get-random-talk')), ratio, { min: RANDOM_GET_FLOOR_SHARE }, describeRatio) },
+    { target: `varied traffic: every class's p99 at ${MILLION} talks at most × ${MILLION_GROWTH} its p99 at ${AT_SCALE}`, ...millionGrowth(results) },
+    { target: 'varied traffic: no answer 5xx', ...noServerErrors(results) }
   ]
 }

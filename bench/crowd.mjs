@@ -1,0 +1,132 @@
+/**
+ * The varied traffic's clients (issue 23), in the load generator's process
+ * (load.mjs): `connections` clients, each drawing its next request from the
+ * mix (bench/traffic-mix.mjs) as soon as its previous one is answered, with no
+ * pause, round-robin over the service's processes, on node:http with one
+ * keep-alive agent. Every answer's latency goes to its class; every status is
+ * checked against what the request expected (and a search's engine against
+ * the scenario's); the first unexpected answer of each class is kept as
+ * evidence. A 5xx is counted apart: any fails the run (run.mjs).
+ *
+ * Warm-up, then the measured window: an answer counts when its request was
+ * sent inside the window; the clients stop drawing at its end, and the
+ * window's seconds run to the last answer counted.
+ */
+import http from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { latencySummary } from './latency.mjs'
+import { classesOf, clientSeed, createDrawer } from './traffic-mix.mjs'
+import { loadWorld } from './world.mjs'
+
+const TIMEOUT_MS = 120_000
+const SAMPLE_CHARS = 300
+
+/** One request; never rejects: a request that got no answer is status 0 with the error as its body. */
+function send (agent, base, request) {
+  return new Promise(resolve => {
+    const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': Buffer.byteLength(request.body) }
+    const req = http.request({ host: base.hostname, port: base.port, path: request.path, method: request.method, headers, agent, timeout: TIMEOUT_MS }, res => {
+      const chunks = []
+      res.on('data', chunk => chunks.push(chunk))
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }))
+      res.on('error', err => resolve({ status: 0, headers: {}, body: `${err.code ?? ''} ${err.message}` }))
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${TIMEOUT_MS} ms`)))
+    req.on('error', err => resolve({ status: 0, headers: {}, body: `${err.code ?? ''} ${err.message}` }))
+    req.end(request.body)
+  })
+}
+
+/** Why an answer is not the one expected, or null. */
+function unexpected (request, answer, engine) {
+  if (!request.expect.includes(answer.status)) return `answered ${answer.status}, expected ${request.expect.join(' or ')}`
+  const answeredBy = answer.headers['x-search-engine']
+  if (engine !== undefined && answeredBy !== undefined && answeredBy !== engine) return `answered from ${answeredBy} (${answer.headers['x-search-fallback'] ?? ''}), not ${engine}`
+  return null
+}
+
+const statusClass = status => status === 0 ? 'no answer' : `${Math.floor(status / 100)}xx`
+
+function classRecord (cls) {
+  return { id: cls.id, title: cls.title, kind: cls.kind, count: 0, latencies: [], statuses: {}, codes: {}, unexpected: 0, sample: undefined }
+}
+
+function count (record, request, answer, problem, ms, base) {
+  record.count++
+  record.statuses[statusClass(answer.status)] = (record.statuses[statusClass(answer.status)] ?? 0) + 1
+  record.codes[answer.status] = (record.codes[answer.status] ?? 0) + 1
+  if (problem === null) {
+    record.latencies.push(ms)
+    return
+  }
+  record.unexpected++
+  record.sample ??= `${request.method} ${request.path} to ${base.host}${request.body !== undefined ? ` with ${request.body.slice(0, SAMPLE_CHARS)}` : ''}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
+}
+
+/** A class's figures for the report (its latencies summarised). */
+function classFigures ({ latencies, ...record }) {
+  const { p50, p99, max } = latencySummary(latencies)
+  return { ...record, ok: latencies.length, latency: { p50, p99, max } }
+}
+
+export async function runCrowd ({ scenario, ctx, urls, connections, duration, warmup, databaseUrl }) {
+  const world = await loadWorld(databaseUrl, ctx.crowd)
+  const classes = classesOf(scenario.mix)
+  const agent = new http.Agent({ keepAlive: true })
+  const bases = urls.map(url => new URL(url))
+  const records = new Map(classes.map(cls => [cls.id, classRecord(cls)]))
+  const all = []
+  // Not measured, but checked: a 5xx while warming up fails the run as well.
+  const warmUp = { answers: 0, serverErrors: 0, sample: undefined }
+  let turn = 0
+  const from = performance.now() + warmup * 1000
+  const to = from + duration * 1000
+  let lastAnswer = from
+
+  async function client (loop) {
+    const drawer = createDrawer({ seed: clientSeed(ctx.seed, ctx.job, loop), world, classes, loop, loops: connections, label: `varied-${ctx.job}` })
+    while (performance.now() < to) {
+      const request = drawer.next()
+      const base = bases[turn++ % bases.length]
+      const sent = performance.now()
+      const answer = await send(agent, base, request)
+      const answered = performance.now()
+      const problem = unexpected(request, answer, scenario.engine)
+      drawer.answered(request, problem === null)
+      if (sent < from) {
+        warmUp.answers++
+        if (answer.status >= 500) warmUp.serverErrors++
+        if (problem !== null) warmUp.sample ??= `${request.method} ${request.path}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
+        continue
+      }
+      count(records.get(request.classId), request, answer, problem, answered - sent, base)
+      if (problem === null) all.push(answered - sent)
+      lastAnswer = Math.max(lastAnswer, answered)
+    }
+  }
+
+  const cpuBefore = process.cpuUsage()
+  try {
+    await Promise.all(Array.from({ length: connections }, (_, loop) => client(loop)))
+  } finally {
+    agent.destroy()
+  }
+  // Near one CPU-second a second, the clients themselves would be what limits the rate.
+  const { user, system } = process.cpuUsage(cpuBefore)
+  const seconds = (lastAnswer - from) / 1000
+  const figures = [...records.values()].map(classFigures)
+  const sum = key => figures.reduce((total, c) => total + c[key], 0)
+  return {
+    status: 'measured',
+    seconds,
+    ok: all.length,
+    errors: sum('unexpected'),
+    serverErrors: figures.reduce((total, c) => total + (c.statuses['5xx'] ?? 0), 0) + warmUp.serverErrors,
+    warmUp,
+    requestsPerSecond: all.length / seconds,
+    rate: all.length / seconds,
+    latency: latencySummary(all),
+    classes: figures,
+    crowd: { seed: ctx.seed, connections, processes: urls.length, talks: world.talks.length, published: world.talks.filter(t => t.published).length, cpuSeconds: (user + system) / 1e6 }
+  }
+}
