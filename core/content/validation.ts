@@ -3,7 +3,8 @@ import type { Field } from './declaration.js'
 import { PayloadTooLarge, ValidationFailed, type FieldError } from '../errors.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
-import { textLength, toRichText } from './richtext.js'
+import { Pacer } from '../pacing.js'
+import { markupProblem, textLength, toRichText } from './richtext.js'
 
 /**
  * Keys a client may send back from what it read: ignored on writes (docs/api.md, "Decisions"),
@@ -33,6 +34,8 @@ export interface WriteContext {
   /** Current tokens of a vocabulary. */
   tokens: (vocabulary: string) => Promise<string[]>
   imageMaxBytes: number
+  /** Paces the checks of one request (a bulk import's items share it): rich text and images are read a field at a time, yielding between. */
+  pacer?: Pacer
 }
 
 const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
@@ -47,11 +50,11 @@ function sentence (message: string): string {
  * Checks that an upload is a whole image of an accepted format (its declared
  * content type is not trusted: the bytes decide) and describes it.
  */
-async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[]): Promise<ImageUpload | null> {
+async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[], pacer?: Pacer): Promise<ImageUpload | null> {
   const bytes = Buffer.from(value.data, 'base64')
   if (bytes.length > maxBytes) throw PayloadTooLarge(`The image '${name}' is ${bytes.length} bytes; at most ${maxBytes} are accepted.`)
   try {
-    const { contentType, width, height } = await checkImageStructure(bytes)
+    const { contentType, width, height } = await checkImageStructure(bytes, pacer)
     return { bytes, meta: { filename: value.filename ?? null, 'content-type': contentType, size: bytes.length, width, height } }
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err
@@ -80,6 +83,11 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
       errors.push(fieldError(name, `Content type '${mime}' is not accepted; use text/html or text/plain.`))
       return undefined
     }
+    const problem = markupProblem(typeof raw === 'string' ? raw : raw.data, field.maxTextLength)
+    if (problem !== null) {
+      errors.push(fieldError(name, problem))
+      return undefined
+    }
     const rich = toRichText(raw)
     const length = textLength(rich.data)
     if (field.maxTextLength !== undefined && length > field.maxTextLength) {
@@ -88,7 +96,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     return rich
   }
   if (field.kind === 'image') {
-    const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors)
+    const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors, ctx.pacer)
     if (upload !== null) images.set(name, upload)
     return upload?.meta
   }
@@ -128,7 +136,10 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
   const values: Record<string, unknown> = {}
   const images = new Map<string, ImageUpload>()
   let id: string | undefined
+  const pacer = ctx.pacer ?? new Pacer()
+  const paced = { ...ctx, pacer }
   for (const [key, value] of Object.entries(body)) {
+    await pacer.pace()
     if (key.startsWith('@') || READ_ONLY_KEYS.has(key)) continue
     if (key === 'id') {
       if (ctx.mode === 'update') continue
@@ -154,7 +165,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       errors.push(fieldError(key, sentence(first?.message ?? 'Invalid value')))
       continue
     }
-    const normalised = await normalise(key, field, value, ctx, errors, images)
+    const normalised = await normalise(key, field, value, paced, errors, images)
     if (normalised !== undefined) values[key] = normalised
   }
   if (ctx.mode === 'create') {
