@@ -9,6 +9,7 @@ import { checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import type { ContentType } from '../../core/content/registry.js'
 import { urlOf } from '../../core/content/urls.js'
 import { ApiError, Conflict, Forbidden, MethodNotAllowed, ValidationFailed, type FieldError } from '../../core/errors.js'
+import { Pacer } from '../../core/pacing.js'
 import { can } from '../../core/security/permissions.js'
 import { Permission } from '../../core/security/roles.js'
 
@@ -47,7 +48,7 @@ export default fp(async fastify => {
   const max = fastify.config.IMPORT_MAX_ITEMS
 
   /** The item checked as POST checks its body: 403 for a type it may not add here, validation errors collected in `errors`. */
-  async function checkItem (req: FastifyRequest, parent: Located, item: unknown, i: number, errors: FieldError[], memo: Map<string, Promise<string[]>>):
+  async function checkItem (req: FastifyRequest, parent: Located, item: unknown, i: number, errors: FieldError[], memo: Map<string, Promise<string[]>>, pacer: Pacer):
   Promise<{ type: ContentType, write: CheckedWrite, transitions: string[] } | null> {
     if (!isObject(item)) {
       errors.push(fieldError(`items/${i}`, 'Must be an object (the body of a create).'))
@@ -65,7 +66,7 @@ export default fp(async fastify => {
     if (type === undefined || type === types.siteRoot) throw Forbidden(`items/${i}: Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
     if (!parent.type.allows(type)) throw Forbidden(`items/${i}: Disallowed subobject type: ${typeName}.`)
     try {
-      const write = await checkWrite(type, body, writeContext(fastify, {}, 'create', undefined, memo))
+      const write = await checkWrite(type, body, { ...writeContext(fastify, {}, 'create', undefined, memo), pacer })
       checkWritePermissions(req, { lineage: parent.lineage, type }, write, {})
       return namesValid ? { type, write, transitions: names as string[] } : null
     } catch (err) {
@@ -79,6 +80,7 @@ export default fp(async fastify => {
   }
 
   fastify.post('/@import', {
+    config: { bodyKind: 'import' },
     schema: {
       summary: 'Create many objects in a folder, with their workflow transitions, all or nothing (on any folder path)',
       tags: ['content'],
@@ -102,8 +104,10 @@ export default fp(async fastify => {
 
     const errors: FieldError[] = []
     const memo = new Map<string, Promise<string[]>>()
+    // The items are checked one field at a time, other requests served between (core/pacing.ts).
+    const pacer = new Pacer()
     const checked = []
-    for (const [i, item] of items.entries()) checked.push(await checkItem(req, parent, item, i, errors, memo))
+    for (const [i, item] of items.entries()) checked.push(await checkItem(req, parent, item, i, errors, memo, pacer))
     if (errors.length > 0) throw ValidationFailed(errors)
     const given = new Map<string, number>()
     for (const [i, c] of checked.entries()) {

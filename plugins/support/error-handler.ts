@@ -24,7 +24,7 @@ function fieldError (v: SchemaError, context: string | undefined): FieldError {
 }
 
 /** Fastify's own request errors, translated into the contract's types. */
-function fromFastify (err: FastifyError): ApiError | null {
+function fromFastify (err: FastifyError, request: FastifyRequest): ApiError | null {
   if (err.validation !== undefined) {
     const errors = err.validation.map(v => fieldError(v, err.validationContext))
     // Ajv may report one problem several times (once per item of a list): list it once.
@@ -34,7 +34,7 @@ function fromFastify (err: FastifyError): ApiError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return UnsupportedMediaType()
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return PayloadTooLarge('The request body is larger than the configured limit (BODY_LIMIT).')
+      return PayloadTooLarge(`The request body is larger than this route accepts: at most ${request.routeOptions.bodyLimit ?? 'the configured'} bytes (BODY_LIMIT and IMAGE_MAX_BYTES set them).`)
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return BadRequest('The request body is not valid JSON.')
     // PostgreSQL's unique_violation: two writers raced for one name; the loser is told so.
@@ -74,7 +74,7 @@ function unavailable (err: DatabaseUnavailable, method: string): ApiError {
 /** Answers every error in the one shape; 500s never reveal their internals. */
 export function installErrorHandling (fastify: FastifyInstance): void {
   fastify.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    let apiError = err instanceof ApiError ? err : err instanceof DatabaseUnavailable ? unavailable(err, request.method) : fromFastify(err)
+    let apiError = err instanceof ApiError ? err : err instanceof DatabaseUnavailable ? unavailable(err, request.method) : fromFastify(err, request)
     if (apiError === null) {
       request.log.error({ err }, 'request failed')
       apiError = InternalServerError(request.id)
