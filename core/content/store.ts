@@ -8,6 +8,7 @@ import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
 import { OneAtATime } from '../one-at-a-time.js'
+import { Pacer, runsOf } from '../pacing.js'
 import { readImage } from './blobs.js'
 import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
@@ -33,6 +34,7 @@ const PREPARED = { prepared: true }
 /** The SQL types of CONTENT_COLUMNS, in their order. */
 const CONTENT_COLUMN_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text[]', 'jsonb', 'integer', 'timestamptz', 'timestamptz', 'jsonb']
 const CREATORS = 7
+const DATA = 12
 
 /** A row's values in the order of CONTENT_COLUMNS, as parameters (JSON columns as text). */
 const contentValues = (obj: ContentRow): unknown[] => [obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner,
@@ -372,26 +374,38 @@ export class ContentStore {
           SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
         ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
       }
-      const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
-      if (images.length > 0) {
-        await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
-          [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
+      // An image a statement: its bytes travel as they are (a list of them would be hex-encoded text, twice their size, in one go).
+      const pacer = new Pacer()
+      for (const [i, { write }] of objects.entries()) {
+        for (const [field, image] of write.images) {
+          await pacer.pace()
+          await tx.query('INSERT INTO blobs (uid, field, bytes) VALUES ($1, $2, $3)', [written[i].obj.uid, field, image.bytes])
+        }
       }
       await reindexMany(written)
       return written
     })
   }
 
-  /** Inserts content rows in one statement; a row whose id or path is taken is skipped. Returns the uids inserted. */
+  /**
+   * Inserts content rows, in their order, in a statement per run of about a
+   * megabyte of data (core/pacing.ts); a row whose id or path is taken is
+   * skipped. Returns the uids inserted.
+   */
   private async insertContent (tx: Queryable, rows: ContentRow[]): Promise<Set<string>> {
-    // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
-    const values = rows.map(contentValues)
-    const columns = CONTENT_COLUMN_TYPES.map((_, c) => values.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))
-    const { rows: inserted } = await tx.query<{ uid: string }>(`INSERT INTO content (${COLUMNS})
-      SELECT ${COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')}
-      FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})
-      ON CONFLICT DO NOTHING RETURNING uid`, columns, PREPARED)
-    return new Set(inserted.map(r => r.uid))
+    const inserted = new Set<string>()
+    const pacer = new Pacer()
+    for (const run of runsOf(rows.map(contentValues), values => (values[DATA] as string).length)) {
+      await pacer.pace()
+      // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
+      const columns = CONTENT_COLUMN_TYPES.map((_, c) => run.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))
+      const { rows: uids } = await tx.query<{ uid: string }>(`INSERT INTO content (${COLUMNS})
+        SELECT ${COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')}
+        FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})
+        ON CONFLICT DO NOTHING RETURNING uid`, columns, PREPARED)
+      for (const { uid } of uids) inserted.add(uid)
+    }
+    return inserted
   }
 
   /** The folder's next position (the first of `count`), for a create whose read did not hand one out. */
