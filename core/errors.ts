@@ -35,13 +35,31 @@ export class ApiError extends Error {
     this.headers = extra.headers
   }
 
+  /** The body of the answer, its texts cut to a readable length (`quote`: whatever a message quotes of the request). */
   toBody (): ErrorBody {
-    const body: ErrorBody = { type: this.type, message: this.message }
-    if (this.errors !== undefined) body.errors = this.errors
+    const body: ErrorBody = { type: this.type, message: quote(this.message, MAX_MESSAGE) }
+    if (this.errors !== undefined) {
+      body.errors = this.errors.slice(0, MAX_FIELD_ERRORS).map(e => ({ ...e, ...(e.field !== undefined ? { field: quote(e.field) } : {}), message: quote(e.message, MAX_MESSAGE) }))
+    }
     if (this.context !== undefined) body.context = this.context
     return body
   }
 }
+
+/** Characters of a value (or a key) a message quotes at most. */
+const MAX_QUOTED = 100
+/** Characters of a message an answer gives at most (a summary of many field errors). */
+const MAX_MESSAGE = 2000
+/** Field errors an answer lists at most (a body of ten thousand unknown keys is ten thousand problems). */
+const MAX_FIELD_ERRORS = 100
+
+/**
+ * What a message quotes of the request ("'…' is not one of …", "Unknown field
+ * '…'"), cut to `max` characters: a value of megabytes is neither sent back
+ * (twice, in the message and in `errors`) nor copied and searched on its way
+ * into a sentence.
+ */
+export const quote = (text: string, max = MAX_QUOTED): string => text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
 
 /** A sentence: capitalised, with a full stop (Ajv writes "must match format \"email\""). */
 export const sentence = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.')

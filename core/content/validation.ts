@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Field } from './declaration.js'
-import { PayloadTooLarge, ValidationFailed, type FieldError } from '../errors.js'
+import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
 import { Pacer } from '../pacing.js'
@@ -80,7 +80,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     const raw = value as string | { data: string, 'content-type'?: string }
     const mime = typeof raw === 'string' ? 'text/html' : raw['content-type'] ?? 'text/html'
     if (mime !== 'text/html' && mime !== 'text/plain') {
-      errors.push(fieldError(name, `Content type '${mime}' is not accepted; use text/html or text/plain.`))
+      errors.push(fieldError(name, `Content type '${quote(mime)}' is not accepted; use text/html or text/plain.`))
       return undefined
     }
     const problem = markupProblem(typeof raw === 'string' ? raw : raw.data, field.maxTextLength)
@@ -107,7 +107,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     const stored = [ctx.stored[name]].flat()
     const wrong = values.filter(v => !tokens.includes(v) && !stored.includes(v))
     if (wrong.length > 0) {
-      errors.push(fieldError(name, `${wrong.map(w => `'${w}'`).join(', ')} is not one of ${tokens.map(t => `'${t}'`).join(', ')}.`))
+      errors.push(fieldError(name, `${wrong.map(w => `'${quote(w)}'`).join(', ')} is not one of ${tokens.map(t => `'${t}'`).join(', ')}.`))
     }
     return Array.isArray(value) ? values : value
   }
@@ -150,7 +150,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
     }
     const field = type.fields.get(key)
     if (field === undefined) {
-      errors.push(fieldError(key, `Unknown field '${key}' for type '${type.name}'.`))
+      errors.push(fieldError(key, `Unknown field '${quote(key)}' for type '${type.name}'.`))
       continue
     }
     if (isImageAsRead(field, value)) continue

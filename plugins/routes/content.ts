@@ -7,7 +7,7 @@ import { expandedNames } from '../app/components.js'
 import { batchOf } from '../../core/query/paging.js'
 import type { Located } from '../../core/content/rows.js'
 import type { Queryable } from '../../core/db/db.js'
-import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../../core/errors.js'
+import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, quote } from '../../core/errors.js'
 import { Permission } from '../../core/security/roles.js'
 import { checkWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
@@ -84,8 +84,8 @@ export default fp(async fastify => {
     const typeName = body['@type']
     if (typeof typeName !== 'string' || typeName === '') throw BadRequest("Property '@type' is required.")
     const type = types.get(typeName)
-    if (type === undefined || type === types.siteRoot) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
-    if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${typeName}.`)
+    if (type === undefined || type === types.siteRoot) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${quote(typeName)}' found.`)
+    if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${quote(typeName)}.`)
     const write = await checkWrite(type, body, writeContext({}, 'create'))
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)

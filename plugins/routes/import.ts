@@ -8,7 +8,7 @@ import { withChanges, type HistoryEntry, type Located } from '../../core/content
 import { checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import type { ContentType } from '../../core/content/registry.js'
 import { urlOf } from '../../core/content/urls.js'
-import { ApiError, Conflict, Forbidden, MethodNotAllowed, ValidationFailed, type FieldError } from '../../core/errors.js'
+import { ApiError, Conflict, Forbidden, MethodNotAllowed, ValidationFailed, quote, type FieldError } from '../../core/errors.js'
 import { Pacer } from '../../core/pacing.js'
 import { can } from '../../core/security/permissions.js'
 import { Permission } from '../../core/security/roles.js'
@@ -63,8 +63,8 @@ export default fp(async fastify => {
       return null
     }
     const type = types.get(typeName)
-    if (type === undefined || type === types.siteRoot) throw Forbidden(`items/${i}: Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
-    if (!parent.type.allows(type)) throw Forbidden(`items/${i}: Disallowed subobject type: ${typeName}.`)
+    if (type === undefined || type === types.siteRoot) throw Forbidden(`items/${i}: Invalid '@type' parameter. No content type with the name '${quote(typeName)}' found.`)
+    if (!parent.type.allows(type)) throw Forbidden(`items/${i}: Disallowed subobject type: ${quote(typeName)}.`)
     try {
       const write = await checkWrite(type, body, { ...writeContext(fastify, {}, 'create', undefined, memo), pacer })
       checkWritePermissions(req, { lineage: parent.lineage, type }, write, {})
@@ -91,7 +91,7 @@ export default fp(async fastify => {
     const body = req.body
     if (!isObject(body)) throw ValidationFailed([{ message: 'The request body must be a JSON object.', error: 'ValidationError' }])
     const unknown = Object.keys(body).filter(key => key !== 'items' && !key.startsWith('@'))
-    if (unknown.length > 0) throw ValidationFailed(unknown.map(key => fieldError(key, `Unknown field '${key}'.`)))
+    if (unknown.length > 0) throw ValidationFailed(unknown.map(key => fieldError(key, `Unknown field '${quote(key)}'.`)))
     const { items } = body
     if (!Array.isArray(items)) throw ValidationFailed([fieldError('items', 'Must be a list of objects.')])
     if (items.length === 0) throw ValidationFailed([fieldError('items', 'At least one item is required.')])
