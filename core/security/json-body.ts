@@ -49,6 +49,8 @@ interface Container {
   colons: number[]
   /** Its members that are containers larger than a piece, by their index. */
   large: Map<number, Container>
+  /** Its members that are strings larger than a piece without escapes, by their index: the offsets of their quotes. */
+  plain: Map<number, { open: number, close: number }>
 }
 
 /** The name of the top-level field being scanned, when the body is an object and its key is known. */
@@ -62,8 +64,12 @@ function fieldOf (text: string, root: Container | undefined): string | undefined
   }
 }
 
-/** The offset of the quote that ends the string starting at `start`; a string longer than a piece may hold few escapes. */
-function endOfString (text: string, start: number, pieceChars: number): number {
+/**
+ * The offset of the quote that ends the string starting at `start`, and
+ * whether it is longer than a piece without a single escape. A string longer
+ * than a piece may hold few escapes.
+ */
+function endOfString (text: string, start: number, pieceChars: number): { end: number, plain: boolean } {
   let end = start
   for (;;) {
     end = text.indexOf('"', end + 1)
@@ -73,13 +79,12 @@ function endOfString (text: string, start: number, pieceChars: number): number {
     // An even number of backslashes before it: the quote is not escaped.
     if ((end - backslash) % 2 === 1) break
   }
-  if (end - start > pieceChars) {
-    let escapes = 0
-    for (let at = text.indexOf('\\', start); at >= 0 && at < end; at = text.indexOf('\\', at + 2)) {
-      if (++escapes > LONG_STRING_ESCAPES) throw BadRequest(`A string of more than ${pieceChars} characters in the body holds more than ${LONG_STRING_ESCAPES} escape sequences.`)
-    }
+  if (end - start <= pieceChars) return { end, plain: false }
+  let escapes = 0
+  for (let at = text.indexOf('\\', start); at >= 0 && at < end; at = text.indexOf('\\', at + 2)) {
+    if (++escapes > LONG_STRING_ESCAPES) throw BadRequest(`A string of more than ${pieceChars} characters in the body holds more than ${LONG_STRING_ESCAPES} escape sequences.`)
   }
-  return end
+  return { end, plain: escapes === 0 }
 }
 
 /**
@@ -142,13 +147,18 @@ async function scan (text: string, bounds: JsonBounds, pieceChars: number, pacer
     if (++values > bounds.values) {
       throw PayloadTooLarge(`The request body holds more than ${bounds.values} JSON values (strings, numbers, objects, arrays); send less at once.`)
     }
-    if (c === QUOTE) i = endOfString(text, i, pieceChars)
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    if (c === QUOTE) {
+      const { end, plain } = endOfString(text, i, pieceChars)
+      // A value (not an object's key) that is read without JSON.parse.
+      const parent = stack.at(-1)
+      if (plain && parent !== undefined && (!parent.object || parent.colons.length > parent.commas.length)) parent.plain.set(parent.commas.length, { open: i, close: end })
+      i = end
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (stack.length >= MAX_JSON_DEPTH) {
         const field = fieldOf(text, stack[0])
         throw ValidationFailed([{ ...(field !== undefined ? { field } : {}), message: `The value is nested deeper than ${MAX_JSON_DEPTH} levels.`, error: 'ValidationError' }])
       }
-      stack.push({ open: i, close: -1, object: c === OPEN_OBJECT, commas: [], colons: [], large: new Map() })
+      stack.push({ open: i, close: -1, object: c === OPEN_OBJECT, commas: [], colons: [], large: new Map(), plain: new Map() })
     }
   }
   if (stack.length > 0 || !started) throw notJson()
@@ -164,12 +174,29 @@ function parsePiece (text: string, from: number, to: number): unknown {
 }
 
 const blank = /^\s*$/
+/** What JSON forbids in a string as it is: a control character (it must be escaped). */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\u0000-\u001f]/
+
+/**
+ * A string longer than a piece and without escapes, read as it is (a slice
+ * of the text) instead of by JSON.parse, which copies it in one go: only its
+ * control characters, which JSON forbids unescaped, are looked for, a piece
+ * at a time.
+ */
+async function plainString (text: string, open: number, close: number, pieceChars: number, pacer: Pacer): Promise<string> {
+  for (let from = open + 1; from < close; from += pieceChars) {
+    await pacer.pace()
+    if (CONTROL.test(text.slice(from, Math.min(close, from + pieceChars)))) throw notJson()
+  }
+  return text.slice(open + 1, close)
+}
 
 /** Reads a body whose outer container is larger than a piece: each member parsed and checked on its own, between slices. */
 class Assembly {
   readonly problems: FieldError[] = []
 
-  constructor (private readonly text: string, private readonly pacer: Pacer) {}
+  constructor (private readonly text: string, private readonly pieceChars: number, private readonly pacer: Pacer) {}
 
   private check (value: unknown, field: string | undefined, depth: number): void {
     if (this.problems.length < 20) this.problems.push(...untrustedJsonProblems(value, { field, depth }))
@@ -178,20 +205,23 @@ class Assembly {
   /** The member between `from` and `to` of `container`, its `index`th; `field`: the top-level field it is under. */
   private async member (container: Container, index: number, from: number, to: number, field: string | undefined, depth: number): Promise<unknown> {
     await this.pacer.pace()
-    const large = container.large.get(index)
+    const large = container.large.get(index) ?? container.plain.get(index)
     if (large === undefined) {
       const value = parsePiece(this.text, from, to)
       this.check(value, field, depth)
       return value
     }
     if (!blank.test(this.text.slice(from, large.open)) || !blank.test(this.text.slice(large.close + 1, to))) throw notJson()
-    return await this.container(large, field, depth)
+    if ('object' in large) return await this.container(large as Container, field, depth)
+    const value = await plainString(this.text, large.open, large.close, this.pieceChars, this.pacer)
+    this.check(value, field, depth)
+    return value
   }
 
   async container (container: Container, field: string | undefined, depth: number): Promise<unknown> {
     const ends = [container.open, ...container.commas, container.close]
     // Large only by its whitespace: `[`, a megabyte of spaces, `]`.
-    const empty = ends.length === 2 && container.colons.length === 0 && container.large.size === 0 && blank.test(this.text.slice(container.open + 1, container.close))
+    const empty = ends.length === 2 && container.colons.length === 0 && container.large.size === 0 && container.plain.size === 0 && blank.test(this.text.slice(container.open + 1, container.close))
     if (empty) return container.object ? {} : []
     if (!container.object) {
       if (container.colons.length > 0) throw notJson()
@@ -237,7 +267,7 @@ export async function parseJsonBody (text: string, bounds: JsonBounds, pacer = n
     const start = text.slice(0, outer.open)
     const end = text.slice(outer.close + 1)
     if (!blank.test(start) || !blank.test(end)) throw notJson()
-    const assembly = new Assembly(text, pacer)
+    const assembly = new Assembly(text, pieceChars, pacer)
     document = await assembly.container(outer, undefined, 0)
     problems = assembly.problems.slice(0, 20)
   }

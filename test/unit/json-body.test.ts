@@ -55,7 +55,7 @@ t.test('every JSON text reads as JSON.parse reads it, in pieces of any size', as
 })
 
 t.test('a text one edit away from JSON is refused exactly when JSON.parse refuses it', async t => {
-  const edit = fc.tuple(layout, fc.nat(), fc.constantFrom('', ',', ':', '[', ']', '{', '}', '"', '\\', ' ', '1', 'e', '-', 'x'), fc.boolean())
+  const edit = fc.tuple(layout, fc.nat(), fc.constantFrom('', ',', ':', '[', ']', '{', '}', '"', '\\', ' ', '1', 'e', '-', 'x', '\u0000', '\t', '\n'), fc.boolean())
     .map(([text, at, insert, replace]) => {
       const i = text.length === 0 ? 0 : at % text.length
       return text.slice(0, i) + insert + text.slice(replace ? i + 1 : i)
@@ -63,6 +63,16 @@ t.test('a text one edit away from JSON is refused exactly when JSON.parse refuse
   await fc.assert(fc.asyncProperty(edit, fc.integer({ min: 1, max: 64 }), async (text, pieceChars) => {
     t.same(await outcome(text, pieceChars), oracle(text), JSON.stringify(text))
   }), { numRuns: 1000 })
+})
+
+t.test('a long string read as it is: a control character anywhere in it is refused, as JSON.parse refuses it', async t => {
+  for (let pieceChars = 1; pieceChars <= 4; pieceChars++) {
+    for (let at = 0; at < 10; at++) {
+      const text = `{"a": "${'x'.repeat(at)}\u0001${'x'.repeat(9 - at)}", "b": ["${'y'.repeat(at)}\t"]}`
+      t.same(await outcome(text, pieceChars), { refused: 400 }, `at ${at}, in pieces of ${pieceChars}`)
+    }
+  }
+  t.same(await outcome('{"a": "' + 'x'.repeat(20) + '"}', 3), { value: { a: 'x'.repeat(20) } }, 'and read whole when it has none')
 })
 
 t.test('a key is an own property whatever it is, and the last of a repeated key wins, as with JSON.parse', async t => {
