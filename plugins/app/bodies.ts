@@ -4,8 +4,8 @@ import { UnsupportedMediaType } from '../../core/errors.js'
 import { bodyBounds, type BodyBounds, type BodyKind } from '../../core/security/body-bounds.js'
 import { parseJsonBody } from '../../core/security/json-body.js'
 
-/** A route that may be sent a body, with the bounds its body gets. */
-export interface BodyRoute extends BodyBounds { method: string, url: string, kind: BodyKind }
+/** A route that may be sent a body, with the bounds its body gets and the fields its schema names (none: any, as an object's). */
+export interface BodyRoute extends BodyBounds { method: string, url: string, kind: BodyKind, fields: string[] }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,8 +36,9 @@ export default fp(async fastify => {
     const kind = kindOf(route.config)
     const bounds = bodyBounds(kind, fastify.config)
     route.bodyLimit = bounds.bytes
+    const fields = Object.keys((route.schema?.body as { properties?: Record<string, unknown> } | undefined)?.properties ?? {})
     for (const method of [route.method].flat()) {
-      if (method !== 'GET' && method !== 'HEAD') routes.push({ method, url: route.url, kind, ...bounds })
+      if (method !== 'GET' && method !== 'HEAD') routes.push({ method, url: route.url, kind, fields, ...bounds })
     }
   })
 
