@@ -29,6 +29,17 @@ const { app, call, inject, tokenFor } = await build(t)
 const admin = await tokenFor('admin')
 const member = await tokenFor('mallory', ['Member'])
 const talkPath = new URL((await call('POST', '/talks', talkBody({ title: 'Mallory\'s talk' }), member)).json()['@id']).pathname
+/**
+ * What the probes may destroy, should a body reach a handler it should not (a regression, or the
+ * code before the bounds): a talk, a user and a session of their own, never the ones the later
+ * probes write with.
+ */
+const spare = {
+  talk: new URL((await call('POST', '/talks', talkBody({ title: 'Spare talk' }), member)).json()['@id']).pathname,
+  user: 'spare',
+  session: await tokenFor('spare-session', ['Member'])
+}
+await tokenFor(spare.user, ['Member'])
 
 interface Answer { request: string, status: number, contractError: boolean, body: string }
 
@@ -96,9 +107,9 @@ const refusedAs = (...statuses: number[]) => (answer: Answer): boolean => status
 
 /** A concrete address for a route of the table: content writes on the member's talk or in /talks, services where they act. */
 function addressOf (route: BodyRoute): string {
-  if (route.url === '/*') return route.method === 'POST' ? '/talks' : talkPath
+  if (route.url === '/*') return route.method === 'POST' ? '/talks' : route.method === 'DELETE' ? spare.talk : talkPath
   const parameters: Record<string, string> = {
-    id: 'mallory', transition: 'submit', op: 'status', field: 'image', name: route.url.startsWith('/@vocabularies') ? 'rooms' : 'solr-controlpanel'
+    id: route.method === 'DELETE' ? spare.user : 'mallory', transition: 'submit', op: 'status', field: 'image', name: route.url.startsWith('/@vocabularies') ? 'rooms' : 'solr-controlpanel'
   }
   const url = route.url.replace(/:(\w+)/g, (_, name: string) => parameters[name] ?? name)
   if (url.startsWith('/@import')) return `/talks${url}`
@@ -160,7 +171,7 @@ t.test('every route that takes a body, at and beyond its bounds', async t => {
   t.ok(routes.some(r => r.kind === 'content') && routes.some(r => r.kind === 'import') && routes.some(r => r.kind === 'small'), 'the table has every kind of body')
   for (const route of [...routes, ...app.bodyRoutes.filter(r => /@lock/.test(r.url))]) {
     const url = addressOf(route)
-    const token = route.kind === 'small' && !/@workflow/.test(route.url) ? admin : member
+    const token = /@logout|@login-renew/.test(route.url) ? spare.session : route.kind === 'small' && !/@workflow/.test(route.url) ? admin : member
     await t.test(`${route.method} ${route.url} (${route.kind}: ${route.bytes} bytes, ${route.values} values)`, async t => {
       await burst(t, 'refused before it is parsed', refusedBeforeParsing(route, url, token), refusedAs(400, 413))
       if (!handlerSpared(route)) await burst(t, 'read by the handler', withinBounds(route, url, token))
