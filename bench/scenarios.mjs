@@ -23,6 +23,7 @@
  * of the asynchronous queue are jobs that run.mjs times itself (no HTTP
  * load): see `JOBS` there.
  */
+import { NUMBER, hostileWrites } from './hostile.mjs'
 import { COMMON_SUBJECT, FIRST_DAY, FULL_TEXT_QUERIES, WORD_IN_EVERY_TALK, WORD_IN_TENTH_OF_TALKS, talkBody } from './talks.mjs'
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
@@ -251,6 +252,32 @@ export const SCENARIOS = [
         requests: [{ method: 'POST', path: '/@login', headers: JSON_HEADERS, body: JSON.stringify({ ...ctx.memberLogin, password: 'not-the-password' }) }]
       }
     })
+  },
+  {
+    // The same GET as get-talk-anon, while Members send the largest writes the service accepts, each one
+    // connection's cycle (bench/hostile.mjs): none may hold the process so that the GET waits (docs/api.md,
+    // "Bounded work per request"). Not scaled: the writes add talks (an import a thousand) to what later scenarios list.
+    id: 'get-talk-hostile-writes',
+    title: 'GET one talk while 4 Members send the largest accepted writes (rich text, nesting, @import, image)',
+    group: 'read',
+    floor: 'get-talk-anon',
+    settings: CATALOGUE,
+    plan: ctx => {
+      let n = 0
+      return {
+        requests: [rotating('GET', ctx.talks)],
+        check: expectType('talk'),
+        background: {
+          connections: 4,
+          requests: hostileWrites().map(({ path, template }) => ({
+            method: 'POST',
+            path,
+            headers: { ...JSON_HEADERS, ...auth(ctx.tokens.member) },
+            setupRequest: request => ({ ...request, body: template.replaceAll(NUMBER, `${ctx.job}-${n++}`) })
+          }))
+        }
+      }
+    }
   },
   {
     id: 'login',
