@@ -9,7 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
  * request takes as long as before, the others wait at most a slice for it
  * (docs/api.md, "Bounded work per request").
  */
-export const SLICE_MS = 5
+export const SLICE_MS = 2
 
 /**
  * Paces one loop: `due()` says whether it has run a slice since it last

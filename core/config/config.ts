@@ -22,7 +22,7 @@ export const ConfigSchema = Type.Object({
   ], { default: 'info' }),
   CORS_ALLOW_ORIGIN: Type.String({ default: '', pattern: '^(\\s*(\\*|https?://[^\\s,/]+)/?\\s*)?(,\\s*(\\*|https?://[^\\s,/]+)/?\\s*)*$', description: 'Origins allowed to call the API from a browser, comma-separated (https://volto.example.org); * = any; empty = no CORS' }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'Honour X-Forwarded-Proto/Host' }),
-  BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
+  BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest @import body in bytes, and the ceiling of every body (core/security/body-bounds.ts)' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, description: 'Failed logins per login name before throttling' }),
