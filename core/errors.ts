@@ -39,7 +39,7 @@ export class ApiError extends Error {
   toBody (): ErrorBody {
     const body: ErrorBody = { type: this.type, message: quote(this.message, MAX_MESSAGE) }
     if (this.errors !== undefined) {
-      body.errors = this.errors.slice(0, MAX_FIELD_ERRORS).map(e => ({ ...e, ...(e.field !== undefined ? { field: quote(e.field) } : {}), message: quote(e.message, MAX_MESSAGE) }))
+      body.errors = this.errors.map(e => ({ ...e, ...(e.field !== undefined ? { field: quote(e.field) } : {}), message: quote(e.message, MAX_MESSAGE) }))
     }
     if (this.context !== undefined) body.context = this.context
     return body
@@ -75,8 +75,12 @@ export const errorForStatus = (statusCode: number, message: string): ApiError =>
 
 export const BadRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message)
 export const MalformedUrl = (): ApiError => BadRequest('The URL is not valid: a percent sign must start a valid UTF-8 escape (%XX).')
-export const ValidationFailed = (errors: FieldError[]): ApiError =>
-  new ApiError(400, 'BadRequest', `Invalid input. ${summarise(errors)}`, { errors })
+/** A validation failure; a body of ten thousand problems lists (and words) the first MAX_FIELD_ERRORS. */
+export function ValidationFailed (errors: FieldError[]): ApiError {
+  const listed = errors.slice(0, MAX_FIELD_ERRORS)
+  const more = errors.length - listed.length
+  return new ApiError(400, 'BadRequest', `Invalid input. ${summarise(listed)}${more > 0 ? ` And ${more} more.` : ''}`, { errors: listed })
+}
 export const ExpiredSignature = (): ApiError =>
   new ApiError(400, 'ExpiredSignatureError', 'Signature has expired. Log in again to get a new token.')
 export const WorkflowException = (message: string): ApiError => new ApiError(400, 'WorkflowException', message)

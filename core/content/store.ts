@@ -395,7 +395,13 @@ export class ContentStore {
   private async insertContent (tx: Queryable, rows: ContentRow[]): Promise<Set<string>> {
     const inserted = new Set<string>()
     const pacer = new Pacer()
-    for (const run of runsOf(rows.map(contentValues), values => (values[DATA] as string).length)) {
+    // Each row's data as JSON text, a row at a time: an import's are 16 MB of text.
+    const values: unknown[][] = []
+    for (const row of rows) {
+      await pacer.pace()
+      values.push(contentValues(row))
+    }
+    for (const run of runsOf(values, row => (row[DATA] as string).length)) {
       await pacer.pace()
       // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
       const columns = CONTENT_COLUMN_TYPES.map((_, c) => run.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))

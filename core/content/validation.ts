@@ -159,6 +159,12 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       else values[key] = null
       continue
     }
+    // Far longer than its field allows: refused as the schema would, before a pattern or a format reads megabytes.
+    const { maxLength } = field as { maxLength?: number }
+    if (typeof value === 'string' && maxLength !== undefined && value.length > 2 * maxLength) {
+      errors.push(fieldError(key, `Must not have more than ${maxLength} characters.`))
+      continue
+    }
     const validator = type.validators.get(key)!
     if (!validator.Check(value)) {
       const first = validator.Errors(value)[0]

@@ -119,7 +119,9 @@ export default fp(async fastify => {
 
     const first = 'nextPosition' in parent ? parent.nextPosition : await content.nextPosition(parent, items.length)
     const now = Date.now()
-    const objects: NewObject[] = checked.map((c, i) => {
+    const objects: NewObject[] = []
+    for (const [i, c] of checked.entries()) {
+      await pacer.pace()
       const { type, write, transitions: names } = c!
       // Created a millisecond apart, the last now: the catalogue's creation order (searches without sort_on) is the items' order.
       const created = new Date(now - (checked.length - 1 - i))
@@ -136,8 +138,8 @@ export default fp(async fastify => {
           history.push(entry)
         } catch (err) { throw ofItem(i, err) }
       }
-      return { located, write, history }
-    })
+      objects.push({ located, write, history })
+    }
 
     const written = await content.createMany(parent, objects)
     return reply.code(201).send({

@@ -23,7 +23,7 @@ import { HELD_LOOP_LIMIT_MS, RETAINED_HEAP_LIMIT_BYTES, costOf } from './work-wa
  * Each burst is answered with a 2xx, or a 4xx in the contract's shape, never
  * a 5xx; the event loop is never held HELD_LOOP_LIMIT_MS, and less than
  * RETAINED_HEAP_LIMIT_BYTES stays on the heap after it (test/security/work-watch.ts).
- * Query parameters' extremes are test/security/bounded-parameters.test.ts's.
+ * Query parameters' extremes (numbers, every route and parameter) are another suite's.
  */
 const { app, call, inject, tokenFor } = await build(t)
 const admin = await tokenFor('admin')
@@ -44,23 +44,36 @@ await tokenFor(spare.user, ['Member'])
 interface Answer { request: string, status: number, contractError: boolean, body: string }
 
 /**
- * A request to send, its body built as it is sent: a few memory copies (what the client's work of
- * building it adds to a measurement), and never hundreds of megabytes of bodies held at once,
- * whose collection would be measured as the service's.
+ * A request to send, its body written as it is sent into one buffer that every request reuses
+ * (they go one after the other): the client allocates nothing for it, so that neither its work
+ * nor the collection of hundreds of megabytes of bodies is measured as the service's.
  */
 interface Prepared { method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT', url: string, payload?: () => Buffer, token?: string, label: string }
 
-const prepare = (method: Prepared['method'], url: string, payload: string | object | (() => Buffer), token: string | undefined, label: string): Prepared =>
-  ({ method, url, token, label, payload: typeof payload === 'function' ? payload as () => Buffer : () => Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload)) })
+/** A part of a body: text as it is, bytes as they are, or `[text, bytes]`: text repeated to that many bytes. */
+type Part = string | Buffer | [string, number]
+const scratch = Buffer.alloc(17 * 2 ** 20)
+function compose (...parts: Part[]): Buffer {
+  let at = 0
+  for (const part of parts) {
+    if (typeof part === 'string') at += scratch.write(part, at)
+    else if (Buffer.isBuffer(part)) at += part.copy(scratch, at)
+    else if (part[1] > 0) {
+      scratch.fill(part[0], at, at + part[1])
+      at += part[1]
+    }
+  }
+  return scratch.subarray(0, at)
+}
 
-/** `text` repeated to `bytes` bytes, as a buffer. */
-const repeated = (text: string, bytes: number): Buffer => Buffer.alloc(Math.max(0, bytes), text)
+const prepare = (method: Prepared['method'], url: string, payload: string | object | (() => Buffer), token: string | undefined, label: string): Prepared =>
+  ({ method, url, token, label, payload: typeof payload === 'function' ? payload as () => Buffer : () => compose(typeof payload === 'string' ? payload : JSON.stringify(payload)) })
 
 /** The JSON of `value`, where the string FILL stands for a string of `length` x's. */
 const FILL = '\u0001fill\u0001'
 const filled = (value: unknown, length: number): (() => Buffer) => () => {
   const [before, after] = JSON.stringify(value).split(JSON.stringify(FILL))
-  return Buffer.concat([Buffer.from(`${before}"`), repeated('x', length), Buffer.from(`"${after}`)])
+  return compose(`${before}"`, ['x', length], `"${after}`)
 }
 
 async function send (request: Prepared): Promise<Answer> {
@@ -131,7 +144,7 @@ const padded = (bytes: number): (() => Buffer) => filled({ x: FILL }, bytes - 8)
 
 /** JSON text: `open`, `middle` and `close`, each of the first and last repeated `times`. */
 const nested = (open: string, middle: string, close: string, times: number): (() => Buffer) => () =>
-  Buffer.concat([repeated(open, times * open.length), Buffer.from(middle), repeated(close, times * close.length)])
+  compose([open, times * open.length], middle, [close, times * close.length])
 
 /** The extremes of a route's bounds, every one refused before a handler could run. */
 function refusedBeforeParsing (route: BodyRoute, url: string, token: string): Prepared[] {
@@ -141,8 +154,8 @@ function refusedBeforeParsing (route: BodyRoute, url: string, token: string): Pr
     prepare(method, url, padded(route.bytes + 1), token, 'a byte over the limit'),
     prepare(method, url, nested('[', '', ']', depth), token, `arrays nested ${depth} deep`),
     prepare(method, url, nested('{"a":', '1', '}', Math.floor(depth / 3)), token, 'objects nested'),
-    prepare(method, url, () => Buffer.concat([Buffer.from('{"subjects": ['), repeated('0,', 2 * route.values), Buffer.from('0]}')]), token, `${route.values + 2} values`),
-    prepare(method, url, () => Buffer.concat([Buffer.from('{"value": '), repeated('9', Math.min(route.bytes - 16, 1_000_000)), Buffer.from('}')]), token, 'a number as long as the body allows')
+    prepare(method, url, () => compose('{"subjects": [', ['0,', 2 * route.values], '0]}'), token, `${route.values + 2} values`),
+    prepare(method, url, () => compose('{"value": ', ['9', Math.min(route.bytes - 16, 1_000_000)], '}'), token, 'a number as long as the body allows')
   ]
 }
 
@@ -156,8 +169,8 @@ function withinBounds (route: BodyRoute, url: string, token: string): Prepared[]
   const tags = Math.min(route.values - 20, Math.floor(room / 4))
   const requests = [
     prepare(method, url, padded(route.bytes), token, 'a body at the limit'),
-    prepare(method, url, () => Buffer.from(`{${Array.from({ length: fields }, (_, i) => `"k${i}":0`).join(',')}}`), token, `${fields} fields`),
-    prepare(method, url, () => Buffer.from(JSON.stringify(inBody({ subjects: Array(tags).fill('t') }))), token, `${tags} tags`)
+    prepare(method, url, () => compose(`{${Array.from({ length: fields }, (_, i) => `"k${i}":0`).join(',')}}`), token, `${fields} fields`),
+    prepare(method, url, () => compose(JSON.stringify(inBody({ subjects: Array(tags).fill('t') }))), token, `${tags} tags`)
   ]
   for (const field of fieldsOf(route)) {
     requests.push(prepare(method, url, filled(inBody({ [field]: FILL }), room), token, `a string filling the body in ${field}`))
@@ -204,7 +217,7 @@ t.test('rich text: nested, repeated and long, as accepted and far beyond', async
 })
 
 t.test('70 different rich texts in a row: what was written is not kept', async t => {
-  const patch = (details: () => string, label: string): Prepared => prepare('PATCH', talkPath, () => Buffer.from(JSON.stringify({ details: details() })), member, label)
+  const patch = (details: () => string, label: string): Prepared => prepare('PATCH', talkPath, () => compose(JSON.stringify({ details: details() })), member, label)
   await burst(t, 'the largest accepted', Array.from({ length: 70 }, (_, i) =>
     patch(() => `<p>${i}</p>` + markup(`<span class="c${i}">x</span>`, 31_900), `rich text ${i}`)), answer => answer.status === 204)
   await burst(t, 'four megabytes each', Array.from({ length: 70 }, (_, i) =>
@@ -251,20 +264,22 @@ t.test('images whose structure is a million tiny parts, at the largest size acce
   }
   const requests = Object.entries(images).map(([name, bytes]) => {
     t.ok(bytes.length <= size, `${name}: ${bytes.length} bytes`)
-    return prepare('POST', '/talks', () => Buffer.from(JSON.stringify(talkBody({ image: { data: bytes.toString('base64'), encoding: 'base64', filename: 'x' } }))), member, name)
+    // Its base64 made before the burst, as bytes: the client builds no string of megabytes while it is measured.
+    const [before, after] = JSON.stringify(talkBody({ image: { data: FILL, encoding: 'base64', filename: 'x' } })).split(JSON.stringify(FILL))
+    const data = Buffer.from(bytes.toString('base64'))
+    return prepare('POST', '/talks', () => compose(`${before}"`, data, `"${after}`), member, name)
   })
   await burst(t, 'hostile structures', requests)
 })
 
 t.test('JSON at the bounds of a body that takes objects', async t => {
   const route = app.bodyRoutes.find(r => r.method === 'POST' && r.url === '/*')!
-  const text = (...parts: Array<string | Buffer>): Buffer => Buffer.concat(parts.map(part => Buffer.isBuffer(part) ? part : Buffer.from(part)))
   await burst(t, 'dense and escaped', [
-    prepare('POST', '/talks', () => text('[', repeated('0,', route.bytes - 4), '0]'), member, 'a list of zeros filling the body'),
-    prepare('POST', '/talks', () => text(`{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":0`).join(',')}}`), member, 'keys, ten times the values allowed'),
-    prepare('POST', '/talks', () => text('{"@type": "talk", "description": "', repeated('\\n', route.bytes - 40), '"}'), member, 'a string of escapes filling the body'),
-    prepare('POST', '/talks', () => text(`{"subjects": [${Array(route.values - 10).fill('"a"').join(',')}], "description": "`, repeated('x', route.bytes - 6 * route.values), '"}'), member, 'the most values, and a long string'),
-    prepare('POST', '/talks', () => text(repeated(' ', route.bytes - 2), '{}'), member, 'whitespace filling the body')
+    prepare('POST', '/talks', () => compose('[', ['0,', route.bytes - 4], '0]'), member, 'a list of zeros filling the body'),
+    prepare('POST', '/talks', () => compose(`{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":0`).join(',')}}`), member, 'keys, ten times the values allowed'),
+    prepare('POST', '/talks', () => compose('{"@type": "talk", "description": "', ['\\n', route.bytes - 40], '"}'), member, 'a string of escapes filling the body'),
+    prepare('POST', '/talks', () => compose(`{"subjects": [${Array(route.values - 10).fill('"a"').join(',')}], "description": "`, ['x', route.bytes - 6 * route.values], '"}'), member, 'the most values, and a long string'),
+    prepare('POST', '/talks', () => compose([' ', route.bytes - 2], '{}'), member, 'whitespace filling the body')
   ])
 })
 
