@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url'
 import app, { type AppOptions } from './app.js'
 import { loadConfig, type Config } from '../core/config/config.js'
 import { proxyTrust } from '../core/config/proxy-trust.js'
+import { bodyBounds } from '../core/security/body-bounds.js'
 import { clientErrorHandler, frameworkErrors } from '../plugins/support/error-handler.js'
 import { loggerOptions } from './log.js'
 import { closeOnSignals } from './signals.js'
@@ -22,7 +23,7 @@ declare module 'fastify' {
 
 /**
  * Creates the Fastify server with the options that must be known before any
- * plugin runs (URL rewriting, body limit, proxy trust, the schema compilers) and registers the root
+ * plugin runs (URL rewriting, the default body limit, proxy trust, the schema compilers) and registers the root
  * plugin. Tests call this; `npm start` runs the `main` below.
  */
 export async function buildServer (config: Config = loadConfig(), options: AppOptions = {}): Promise<FastifyInstance> {
@@ -31,7 +32,8 @@ export async function buildServer (config: Config = loadConfig(), options: AppOp
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
     rewriteUrl: createUrlRewriter(config.SITE_PATH),
     trustProxy: proxyTrust(config.TRUST_PROXY),
-    bodyLimit: config.BODY_LIMIT,
+    // Each route's own limit is set as it is added (plugins/app/bodies.ts); this one is for the rest (the 404 handler's).
+    bodyLimit: bodyBounds('small', config).bytes,
     routerOptions: { ignoreTrailingSlash: true },
     // The embedded database can take more than Fastify's 10 s default to open on a busy machine.
     pluginTimeout: 120_000,

@@ -62,6 +62,13 @@ function background (url, { connections, requests }) {
   }
 }
 
+/** What several backgrounds sent, added up. */
+function together (loads) {
+  const statuses = {}
+  for (const load of loads) for (const [status, n] of Object.entries(load.statuses)) statuses[status] = (statuses[status] ?? 0) + n
+  return { connections: loads.reduce((sum, l) => sum + l.connections, 0), requests: loads.reduce((sum, l) => sum + l.requests, 0), statuses }
+}
+
 /** One round of the scenario's requests, one connection: every answer must be a success and pass the check. */
 async function probe (url, plan) {
   const answers = []
@@ -87,7 +94,8 @@ async function runJob (job) {
   const plan = scenario.plan(ctx)
   const problem = await probe(url, plan)
   if (problem !== null) return { status: 'failed', reason: `the check request ${problem}` }
-  const others = plan.background !== undefined ? background(url, plan.background) : null
+  // One background, or several side by side (each with its own connections and its own cycle of requests).
+  const others = plan.background !== undefined ? [plan.background].flat().map(load => background(url, load)) : null
   let run
   let backgroundLoad
   const evidence = {}
@@ -96,7 +104,7 @@ async function runJob (job) {
     run = await fire(url, withEvidence(plan.requests, evidence),
       amount !== undefined ? { connections, amount } : { connections, duration })
   } finally {
-    backgroundLoad = await others?.stop()
+    backgroundLoad = others === null ? undefined : together(await Promise.all(others.map(async other => await other.stop())))
   }
   const ok = run.latencies.length
   const { result } = run

@@ -24,12 +24,14 @@
  * A plan gives autocannon's `requests` and may give `check(body, headers)`,
  * which judges the first answer before anything is measured (null = fine),
  * and `background`: requests that other clients keep sending while the
- * scenario is measured (their answers are counted, not measured).
+ * scenario is measured (their answers are counted, not measured), or a list
+ * of such, sent side by side.
  *
  * Reindexing into Solr, the raw ingest into the search server and the drain
  * of the asynchronous queue are jobs that run.mjs times itself (no HTTP
  * load): see `JOBS` there.
  */
+import { NUMBER, hostileWrites } from './hostile.mjs'
 import { COMMON_SUBJECT, FIRST_DAY, FULL_TEXT_QUERIES, WORD_IN_EVERY_TALK, WORD_IN_TENTH_OF_TALKS, talkBody } from './talks.mjs'
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
@@ -278,6 +280,34 @@ export const SCENARIOS = [
         requests: [{ method: 'POST', path: '/@login', headers: JSON_HEADERS, body: JSON.stringify({ ...ctx.memberLogin, password: 'not-the-password' }) }]
       }
     })
+  },
+  {
+    // The same GET as get-talk-anon, while Members send the largest writes the service accepts, each kind
+    // from a client of its own (bench/hostile.mjs): none may hold the process so that the GET waits (docs/api.md,
+    // "Bounded work per request"). Not scaled: the writes add talks (an import a thousand) to what later scenarios list.
+    id: 'get-talk-hostile-writes',
+    title: 'GET one talk while 4 Members send the largest accepted writes (rich text, nesting, @import, image)',
+    group: 'read',
+    floor: 'get-talk-anon',
+    settings: CATALOGUE,
+    plan: ctx => {
+      let n = 0
+      return {
+        requests: [rotating('GET', ctx.talks)],
+        check: expectType('talk'),
+        // A client for each kind, so that all four run side by side the whole time (one client cycling through
+        // them would spend the run in its imports).
+        background: hostileWrites().map(({ path, template }) => ({
+          connections: 1,
+          requests: [{
+            method: 'POST',
+            path,
+            headers: { ...JSON_HEADERS, ...auth(ctx.tokens.member) },
+            setupRequest: request => ({ ...request, body: template.replaceAll(NUMBER, `${ctx.job}-${n++}`) })
+          }]
+        }))
+      }
+    }
   },
   {
     id: 'login',

@@ -35,13 +35,31 @@ export class ApiError extends Error {
     this.headers = extra.headers
   }
 
+  /** The body of the answer, its texts cut to a readable length (`quote`: whatever a message quotes of the request). */
   toBody (): ErrorBody {
-    const body: ErrorBody = { type: this.type, message: this.message }
-    if (this.errors !== undefined) body.errors = this.errors
+    const body: ErrorBody = { type: this.type, message: quote(this.message, MAX_MESSAGE) }
+    if (this.errors !== undefined) {
+      body.errors = this.errors.map(e => ({ ...e, ...(e.field !== undefined ? { field: quote(e.field) } : {}), message: quote(e.message, MAX_MESSAGE) }))
+    }
     if (this.context !== undefined) body.context = this.context
     return body
   }
 }
+
+/** Characters of a value (or a key) a message quotes at most. */
+const MAX_QUOTED = 100
+/** Characters of a message an answer gives at most (a summary of many field errors). */
+const MAX_MESSAGE = 2000
+/** Field errors an answer lists at most (a body of ten thousand unknown keys is ten thousand problems). */
+const MAX_FIELD_ERRORS = 100
+
+/**
+ * What a message quotes of the request ("'…' is not one of …", "Unknown field
+ * '…'"), cut to `max` characters: a value of megabytes is neither sent back
+ * (twice, in the message and in `errors`) nor copied and searched on its way
+ * into a sentence.
+ */
+export const quote = (text: string, max = MAX_QUOTED): string => text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text
 
 /** A sentence: capitalised, with a full stop (Ajv writes "must match format \"email\""). */
 export const sentence = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.')
@@ -57,8 +75,12 @@ export const errorForStatus = (statusCode: number, message: string): ApiError =>
 
 export const BadRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message)
 export const MalformedUrl = (): ApiError => BadRequest('The URL is not valid: a percent sign must start a valid UTF-8 escape (%XX).')
-export const ValidationFailed = (errors: FieldError[]): ApiError =>
-  new ApiError(400, 'BadRequest', `Invalid input. ${summarise(errors)}`, { errors })
+/** A validation failure; a body of ten thousand problems lists (and words) the first MAX_FIELD_ERRORS. */
+export function ValidationFailed (errors: FieldError[]): ApiError {
+  const listed = errors.slice(0, MAX_FIELD_ERRORS)
+  const more = errors.length - listed.length
+  return new ApiError(400, 'BadRequest', `Invalid input. ${summarise(listed)}${more > 0 ? ` And ${more} more.` : ''}`, { errors: listed })
+}
 export const ExpiredSignature = (): ApiError =>
   new ApiError(400, 'ExpiredSignatureError', 'Signature has expired. Log in again to get a new token.')
 export const WorkflowException = (message: string): ApiError => new ApiError(400, 'WorkflowException', message)

@@ -1,5 +1,10 @@
-/** A value kept, until `until` (ms; Infinity when only a write can end it). */
-interface Entry<T> { value: T, until: number }
+import { heapBytes, stringBytes } from './heap-size.js'
+
+/** A value kept, until `until` (ms; Infinity when only a write can end it), and the bytes it and its key hold. */
+interface Entry<T> { value: T, until: number, bytes: number }
+
+/** A Map entry and its Entry object, besides the key and the value. */
+export const ENTRY_BYTES = 96
 
 /** What a read found: its value, until when it holds (ms; Infinity when only a write can end it), and whether it may be kept beyond the callers waiting for it. */
 export interface Found<T> { value: T, until?: number, keep?: boolean }
@@ -10,8 +15,12 @@ type Reading<T> = Promise<Required<Found<T>>>
 /**
  * What a process keeps of what it read (core/catalog/kept-results.ts,
  * core/content/kept-objects.ts): the least recently used first, within a
- * budget of `size` units. A value larger than the budget is not kept. Its
- * owner clears it at every write it hears of.
+ * budget in bytes — each entry counted as its key, its value (`size`: what
+ * the value holds of the heap, core/heap-size.ts, unless its owner knows
+ * better what is its own) and the entry itself. A value larger than the
+ * budget is not kept. Its owner clears it at every write it hears of.
+ * Every cache of the service keeps its values here, so that each is bounded
+ * in bytes, not only in entries (docs/api.md, "Bounded work per request").
  *
  * A crowd asks the same at once: after every write, every reader of a
  * popular page misses it together. `read` sends its statement once: callers
@@ -25,7 +34,8 @@ export class Kept<T> {
   private readonly reading = new Map<string, Reading<T>>()
   private used = 0
 
-  constructor (private readonly budget: number, private readonly size: (value: T) => number = () => 1) {}
+  /** `budget`: bytes; `size`: the bytes a value holds (its key and the entry are added). */
+  constructor (private readonly budget: number, private readonly size: (value: T) => number = heapBytes) {}
 
   /** The value of `key` unless none is kept or it ended at `now` (ms). */
   get (key: string, now = 0): T | undefined {
@@ -65,16 +75,21 @@ export class Kept<T> {
   }
 
   set (key: string, value: T, until = Infinity): void {
-    const size = this.size(value)
-    if (size > this.budget) return
+    const bytes = ENTRY_BYTES + stringBytes(key) + this.size(value)
     this.delete(key)
-    this.entries.set(key, { value, until })
-    this.used += size
+    if (bytes > this.budget) return
+    this.entries.set(key, { value, until, bytes })
+    this.used += bytes
     for (const [oldest, kept] of this.entries) {
       if (this.used <= this.budget) break
       this.entries.delete(oldest)
-      this.used -= this.size(kept.value)
+      this.used -= kept.bytes
     }
+  }
+
+  /** The bytes kept, as `set` counted them (at most the budget). */
+  get bytes (): number {
+    return this.used
   }
 
   /** A write: nothing kept holds, and no read under way may be joined or kept. */
@@ -99,6 +114,6 @@ export class Kept<T> {
     const kept = this.entries.get(key)
     if (kept === undefined) return
     this.entries.delete(key)
-    this.used -= this.size(kept.value)
+    this.used -= kept.bytes
   }
 }

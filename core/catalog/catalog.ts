@@ -4,6 +4,7 @@ import { INDEX_KINDS } from '../query/index-kinds.js'
 import type { IndexableObject, IndexDefinition } from './indexes.js'
 import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
 import { htmlToText } from '../content/richtext.js'
+import { Pacer, runsOf } from '../pacing.js'
 
 /** Quoted catalogue column of an index (names are case-sensitive: `Title`, `portal_type`). */
 export const column = (index: IndexDefinition | string): string =>
@@ -112,15 +113,28 @@ export class Catalog {
   }
 
   /**
-   * The catalogue rows of many objects in one statement whatever their
-   * number (a bulk import): one array a column, zipped by `unnest`; list
-   * values travel as JSON (an array of arrays would not unnest by row).
+   * The catalogue rows of many objects (a bulk import) in a statement per
+   * run of about a megabyte of text (core/pacing.ts), with other requests
+   * served between: one array a column, zipped by `unnest`; list values
+   * travel as JSON (an array of arrays would not unnest by row).
    */
   async indexMany (tx: Queryable, objects: Array<{ type: ContentType, obj: IndexableObject }>): Promise<void> {
+    const pacer = new Pacer()
+    const rows = []
+    for (const { type, obj } of objects) {
+      await pacer.pace()
+      rows.push({ obj, text: this.searchableText(type, obj.data) })
+    }
+    for (const run of runsOf(rows, ({ text }) => text.title.length + text.rest.length)) {
+      await pacer.pace()
+      await this.insertRows(tx, run)
+    }
+  }
+
+  private async insertRows (tx: Queryable, rows: Array<{ obj: IndexableObject, text: { title: string, rest: string } }>): Promise<void> {
     const isList = this.indexes.map(index => INDEX_KINDS[index.kind].sql.type.endsWith('[]'))
-    const texts = objects.map(({ type, obj }) => this.searchableText(type, obj.data))
-    const params: unknown[] = [objects.map(o => o.obj.uid), texts.map(t => t.title), texts.map(t => t.rest),
-      ...this.indexes.map((index, i) => objects.map(({ obj }) => {
+    const params: unknown[] = [rows.map(r => r.obj.uid), rows.map(r => r.text.title), rows.map(r => r.text.rest),
+      ...this.indexes.map((index, i) => rows.map(({ obj }) => {
         const value = index.value(obj) ?? null
         return isList[i] && value !== null ? JSON.stringify(value) : value
       }))]

@@ -1,5 +1,6 @@
 import { othersOnly, type Notifications } from '../db/notifications.js'
 import type { Queryable } from '../db/db.js'
+import { heapBytes } from '../heap-size.js'
 import { Kept } from '../kept.js'
 
 /** What a query's matches add up to: `items_total`, and the facets asked for. */
@@ -11,13 +12,21 @@ export interface Totals {
 /** The notification topic of a catalogue write (core/db/notifications.ts). */
 export const CATALOG_CHANGED = 'catalog'
 
-/** Queries whose totals are kept (the least recently used go first): a few hundred kB. */
-const MAX_TOTALS = 5_000
 /**
- * Rows of results kept, all together (the least recently used go first):
- * 200 windows of 50 summaries, a few MB. A page larger than this is not kept.
+ * The totals kept, in bytes (core/kept.ts; the least recently used go
+ * first): some 20 000 queries' counts, fewer with facets — a facet over tags
+ * holds a count for each tag its matches carry.
  */
-const MAX_PAGE_ROWS = 10_000
+const TOTALS_BYTES = 8 * 1024 * 1024
+/**
+ * Rows of results kept, all together, in bytes (the least recently used go
+ * first): some 600 windows of 50 summaries, fewer when a query asks for every
+ * metadata column (`metadata_fields=_all`: 10 000 characters of description
+ * a row). A page larger than this is not kept.
+ */
+const PAGE_BYTES = 32 * 1024 * 1024
+/** One moment (a number) under one key. */
+const STABLE_BYTES = 1024
 /** Rows read and kept together (`page`): two pages of 25. */
 const PAGE_WINDOW = 50
 
@@ -57,10 +66,11 @@ const STABLE_DEPENDS_ON = ['effective', 'expires']
  * (`page`; frozen: every caller who asks the same reads the same rows).
  */
 export class KeptResults {
-  private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(MAX_TOTALS)
-  private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(MAX_PAGE_ROWS, rows => Math.max(1, rows.length))
+  /** The columns a query depends on are a list every query of one kind shares: only its totals count as its own. */
+  private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(TOTALS_BYTES, kept => heapBytes(kept.totals))
+  private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(PAGE_BYTES)
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
-  private readonly stable = new Kept<number>(1)
+  private readonly stable = new Kept<number>(STABLE_BYTES)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {

@@ -27,7 +27,7 @@ export const ConfigSchema = Type.Object({
   CORS_ALLOW_ORIGIN: Type.String({ default: '', pattern: '^(\\s*(\\*|https?://[^\\s,/]+)/?\\s*)?(,\\s*(\\*|https?://[^\\s,/]+)/?\\s*)*$', description: 'Origins allowed to call the API from a browser, comma-separated (https://volto.example.org); * = any; empty = no CORS' }),
   TRUST_PROXY: Type.Refine(Type.String({ default: 'false', description: 'Proxies whose X-Forwarded-For/Proto/Host are honoured: false, true, a hop count, or proxy addresses and CIDR ranges, comma-separated' }),
     value => proxyTrust(value) !== undefined, () => 'must be false, true, a hop count, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
-  BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest request body in bytes' }),
+  BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest @import body in bytes, and the ceiling of every body (core/security/body-bounds.ts)' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
   // A budget keeps its failures' times in one row, rewritten at each failure: bounded.

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/db.js'
 import { Conflict } from '../errors.js'
 import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
-import { CONTENT_COLUMN_TYPES, CREATORS, contentValues, renamed, type NewObject } from './new-object.js'
+import { Pacer, runsOf } from '../pacing.js'
+import { CONTENT_COLUMN_TYPES, CREATORS, DATA, POSITION, contentValues, renamed, type NewObject } from './new-object.js'
 import { takePositions } from './positions.js'
 import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type Located } from './rows.js'
 
@@ -46,24 +47,49 @@ export async function writeBatch (tx: Queryable, reindexMany: (objects: Located[
       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
     ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
   }
-  const images = objects.flatMap(({ write }, i) => [...write.images].map(([field, image]) => ({ uid: written[i].obj.uid, field, bytes: image.bytes })))
-  if (images.length > 0) {
-    await tx.query('INSERT INTO blobs (uid, field, bytes) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])',
-      [images.map(i => i.uid), images.map(i => i.field), images.map(i => i.bytes)])
+  // An image a statement: its bytes travel as they are (a list of them would be hex-encoded text, twice their size, in one go).
+  const pacer = new Pacer()
+  for (const [i, { write }] of objects.entries()) {
+    for (const [field, image] of write.images) {
+      await pacer.pace()
+      await tx.query('INSERT INTO blobs (uid, field, bytes) VALUES ($1, $2, $3)', [written[i].obj.uid, field, image.bytes])
+    }
   }
   await reindexMany(written)
   return written
 }
 
 /**
- * Inserts content rows in one statement; a row whose id or path is taken is
- * skipped. Returns the uids inserted. `place`: the statement takes `count`
- * positions in the folder (core/content/positions.ts), and each row's
+ * Inserts content rows, in their order, in a statement per run of about a
+ * megabyte of data (core/pacing.ts); a row whose id or path is taken is
+ * skipped. Returns the uids inserted. `place`: the first statement takes
+ * `count` positions in the folder (core/content/positions.ts), and each row's
  * position is an offset from the first, which it returns.
  */
 async function insertContent (tx: Queryable, rows: ContentRow[], place?: { folder: string, count: number }): Promise<{ inserted: Set<string>, first: number }> {
+  const pacer = new Pacer()
+  // Each row's data as JSON text, a row at a time: an import's are 16 MB of text.
+  const values: unknown[][] = []
+  for (const row of rows) {
+    await pacer.pace()
+    values.push(contentValues(row))
+  }
+  const inserted = new Set<string>()
+  let first: number | undefined
+  for (const run of runsOf(values, row => (row[DATA] as string).length)) {
+    await pacer.pace()
+    // The runs after the first hold positions the first took: offsets from it become positions.
+    const placed = first === undefined ? run : run.map(row => row.map((value, c) => c === POSITION ? first! + (value as number) : value))
+    const result = await insertRun(tx, placed, first === undefined ? place : undefined)
+    first ??= result.first
+    for (const uid of result.inserted) inserted.add(uid)
+  }
+  return { inserted, first: first ?? 0 }
+}
+
+/** One statement of `insertContent`: these rows' values (contentValues), and the folder's positions when `place` says so. */
+async function insertRun (tx: Queryable, values: unknown[][], place?: { folder: string, count: number }): Promise<{ inserted: string[], first: number }> {
   // One array a column, zipped by unnest; creators (a text[] a row) travel as JSON.
-  const values = rows.map(contentValues)
   const params: unknown[] = CONTENT_COLUMN_TYPES.map((_, c) => values.map(row => c === CREATORS ? JSON.stringify(row[c]) : row[c]))
   let selected = COLUMNS.replace('creators', 'ARRAY(SELECT jsonb_array_elements_text(creators))')
   let taken = ''
@@ -77,5 +103,5 @@ async function insertContent (tx: Queryable, rows: ContentRow[], place?: { folde
     FROM unnest(${CONTENT_COLUMN_TYPES.map((type, c) => `$${c + 1}::${c === CREATORS ? 'jsonb' : type}[]`).join(', ')}) AS r(${COLUMNS})
     ON CONFLICT DO NOTHING RETURNING uid)
     SELECT ${place !== undefined ? '(SELECT position FROM taken)' : 'NULL::bigint'} AS first, ARRAY(SELECT uid::text FROM inserted) AS inserted`, params, { prepared: true })
-  return { inserted: new Set(result.inserted), first: result.first ?? 0 }
+  return { inserted: result.inserted, first: result.first ?? 0 }
 }

@@ -1,11 +1,19 @@
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { othersOnly, type Notifications } from '../db/notifications.js'
+import { heapBytes } from '../heap-size.js'
 import { Kept } from '../kept.js'
 import { LOCKS_CHANGED } from './locks.js'
 import type { Located, Traversal } from './rows.js'
 
-/** Objects kept (the least recently read go first): a few thousand rows and their lineages, some MB. */
-const MAX_ENTRIES = 2_000
+/**
+ * Objects kept, in bytes (core/kept.ts; the least recently read go first):
+ * some thousands of objects with their lineages, a few hundred at the
+ * largest a talk may be (its texts at their limits).
+ */
+const OBJECTS_BYTES = 32 * 1024 * 1024
+
+/** What a traversal holds of its own: its rows (its content type is the registry's, shared by all). */
+const rowBytes = ({ found, nearest }: Traversal<Located>): number => heapBytes(found?.lineage ?? []) + heapBytes(nearest)
 
 /**
  * Objects as the last read found them, by path, for the reads that only show
@@ -26,7 +34,7 @@ const MAX_ENTRIES = 2_000
  * A write never starts from a kept object: it reads the object as it is now.
  */
 export class KeptObjects {
-  private readonly entries = new Kept<Traversal<Located>>(MAX_ENTRIES)
+  private readonly entries = new Kept<Traversal<Located>>(OBJECTS_BYTES, rowBytes)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {

@@ -1,4 +1,5 @@
 import sanitizeHtml from 'sanitize-html'
+import { nestsDeeperThan } from './markup-depth.js'
 
 /**
  * Rich text is kept as sanitised HTML: sanitize-html's allow-list removes
@@ -18,20 +19,35 @@ export interface RichTextValue {
 }
 
 /**
- * The text of the HTML this process sanitised or read last, so that a write
- * parses its rich text once: sanitising yields the text too, which validation
- * counts and the catalogue (and Solr's document) then index. Parsing is the
- * largest share of a create's own CPU after PostgreSQL's protocol; a few
- * dozen recent values cover the writes under way (ten at once, two rich-text
- * fields each, hold 20).
+ * Markup characters a rich text may send per character of text its field
+ * allows: `details` (2,000 characters) may come as 32,000 characters of HTML,
+ * room for a link every few words, and no more. Parsing is what costs:
+ * sanitize-html reads 32,000 characters of the densest markup within the
+ * nesting limit in about 20 ms on the reference machine (docs/performance.md).
  */
-const recentTexts = new Map<string, string>()
-const RECENT_TEXTS = 64
+const MARKUP_PER_CHARACTER = 16
+/** The markup of a rich text whose field sets no text limit. */
+const MARKUP_WITHOUT_TEXT_LIMIT = 32_000
+/** Elements nested in a rich text at most: editors write fewer than 20; the parser's cost grows faster than the nesting. */
+export const MAX_MARKUP_DEPTH = 64
 
-function remember (html: string, text: string): string {
-  if (recentTexts.size >= RECENT_TEXTS) recentTexts.delete(recentTexts.keys().next().value!)
-  recentTexts.set(html, text)
-  return text
+/** The longest markup (UTF-16 units, as a JSON string counts them) a rich text with this text limit may send. */
+export const maxMarkupLength = (maxTextLength: number | undefined): number =>
+  maxTextLength !== undefined ? MARKUP_PER_CHARACTER * maxTextLength : MARKUP_WITHOUT_TEXT_LIMIT
+
+/**
+ * Why a rich text's markup is refused before it is parsed, or null: longer
+ * than its field's text limit can justify, or nested deeper than MAX_MARKUP_DEPTH
+ * (a linear scan, core/content/markup-depth.ts). Plain text is bounded alike.
+ */
+export function markupProblem (data: string, maxTextLength: number | undefined): string | null {
+  const longest = maxMarkupLength(maxTextLength)
+  if (data.length > longest) {
+    const limit = maxTextLength !== undefined ? ` (${MARKUP_PER_CHARACTER} for each of the ${maxTextLength} characters of text it may hold)` : ''
+    return `The rich text is ${data.length} characters long with its markup; at most ${longest} are accepted${limit}.`
+  }
+  if (nestsDeeperThan(data, MAX_MARKUP_DEPTH)) return `The rich text nests elements deeper than ${MAX_MARKUP_DEPTH} levels.`
+  return null
 }
 
 /** What sanitize-html's escaped text can hold, as the reader sees it (a non-breaking space counts as a space). */
@@ -42,26 +58,37 @@ const unescapeText = (escaped: string): string => escaped.replace(/&(amp|lt|gt|q
  * Text input becomes paragraphs; HTML input is sanitised. The stored value is
  * always HTML and says so: Plone reports the raw input type next to HTML
  * data, so a client that sends back what it read gets its markup escaped.
+ * Callers bound the input first (`markupProblem`).
  */
 export function toRichText (input: string | { data: string, 'content-type'?: string }): RichTextValue {
   const raw = typeof input === 'string' ? { data: input, 'content-type': 'text/html' } : input
-  if (raw['content-type'] === 'text/plain') {
-    const html = raw.data.replace(/\r\n?/g, '\n').split(/\n{2,}/).map(p => `<p>${escapeHtml(p).replace(/\n/g, '<br />')}</p>`).join('')
-    return { data: html, 'content-type': 'text/html', encoding: 'utf-8' }
-  }
-  // The text the reader will see is what sanitize-html keeps of the text: collected in the same pass.
-  let text = ''
-  const html = sanitizeHtml(raw.data, { ...allowed, textFilter: escaped => { text += escaped; return escaped } })
-  remember(html, unescapeText(text))
+  const html = raw['content-type'] === 'text/plain'
+    ? raw.data.replace(/\r\n?/g, '\n').split(/\n{2,}/).map(p => `<p>${escapeHtml(p).replace(/\n/g, '<br />')}</p>`).join('')
+    : sanitizeHtml(raw.data, allowed)
   return { data: html, 'content-type': 'text/html', encoding: 'utf-8' }
 }
 
-/** The characters a reader sees: what the rich-text limits count and the indexes search. */
+/**
+ * The characters a reader sees in sanitised HTML (what the rich-text limits
+ * count and the indexes search), without parsing it again: sanitize-html
+ * escapes `<` and `>` in text and in attribute values, so every `<` of its
+ * output starts a tag that ends at the next `>`, and the text is what lies
+ * between tags — the text sanitize-html kept (test/unit/richtext.test.ts
+ * checks both against sanitize-html). Linear in the HTML, and nothing kept.
+ */
 export function htmlToText (html: string): string {
-  return recentTexts.get(html) ?? remember(html, unescapeText(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })))
+  let text = ''
+  let at = 0
+  for (let open = html.indexOf('<'); open >= 0; open = html.indexOf('<', at)) {
+    text += html.slice(at, open)
+    const close = html.indexOf('>', open)
+    if (close < 0) return unescapeText(text)
+    at = close + 1
+  }
+  return unescapeText(text + html.slice(at))
 }
 
-/** Characters of text in HTML, as a reader counts them (code points, so an emoji is one). */
+/** Characters of text in sanitised HTML, as a reader counts them (code points, so an emoji is one). */
 export function textLength (html: string): number {
   return [...htmlToText(html)].length
 }

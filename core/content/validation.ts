@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Field } from './declaration.js'
-import { PayloadTooLarge, ValidationFailed, type FieldError } from '../errors.js'
+import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
-import { textLength, toRichText } from './richtext.js'
+import { Pacer } from '../pacing.js'
+import { markupProblem, textLength, toRichText } from './richtext.js'
 
 /**
  * Keys a client may send back from what it read: ignored on writes (docs/api.md, "Decisions"),
@@ -33,6 +34,8 @@ export interface WriteContext {
   /** Current tokens of a vocabulary. */
   tokens: (vocabulary: string) => Promise<string[]>
   imageMaxBytes: number
+  /** Paces the checks of one request (a bulk import's items share it): rich text and images are read a field at a time, yielding between. */
+  pacer?: Pacer
 }
 
 const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
@@ -47,11 +50,11 @@ function sentence (message: string): string {
  * Checks that an upload is a whole image of an accepted format (its declared
  * content type is not trusted: the bytes decide) and describes it.
  */
-async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[]): Promise<ImageUpload | null> {
+async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[], pacer?: Pacer): Promise<ImageUpload | null> {
   const bytes = Buffer.from(value.data, 'base64')
   if (bytes.length > maxBytes) throw PayloadTooLarge(`The image '${name}' is ${bytes.length} bytes; at most ${maxBytes} are accepted.`)
   try {
-    const { contentType, width, height } = await checkImageStructure(bytes)
+    const { contentType, width, height } = await checkImageStructure(bytes, pacer)
     return { bytes, meta: { filename: value.filename ?? null, 'content-type': contentType, size: bytes.length, width, height } }
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err
@@ -77,7 +80,12 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     const raw = value as string | { data: string, 'content-type'?: string }
     const mime = typeof raw === 'string' ? 'text/html' : raw['content-type'] ?? 'text/html'
     if (mime !== 'text/html' && mime !== 'text/plain') {
-      errors.push(fieldError(name, `Content type '${mime}' is not accepted; use text/html or text/plain.`))
+      errors.push(fieldError(name, `Content type '${quote(mime)}' is not accepted; use text/html or text/plain.`))
+      return undefined
+    }
+    const problem = markupProblem(typeof raw === 'string' ? raw : raw.data, field.maxTextLength)
+    if (problem !== null) {
+      errors.push(fieldError(name, problem))
       return undefined
     }
     const rich = toRichText(raw)
@@ -88,7 +96,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     return rich
   }
   if (field.kind === 'image') {
-    const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors)
+    const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors, ctx.pacer)
     if (upload !== null) images.set(name, upload)
     return upload?.meta
   }
@@ -99,7 +107,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     const stored = [ctx.stored[name]].flat()
     const wrong = values.filter(v => !tokens.includes(v) && !stored.includes(v))
     if (wrong.length > 0) {
-      errors.push(fieldError(name, `${wrong.map(w => `'${w}'`).join(', ')} is not one of ${tokens.map(t => `'${t}'`).join(', ')}.`))
+      errors.push(fieldError(name, `${wrong.map(w => `'${quote(w)}'`).join(', ')} is not one of ${tokens.map(t => `'${t}'`).join(', ')}.`))
     }
     return Array.isArray(value) ? values : value
   }
@@ -128,7 +136,10 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
   const values: Record<string, unknown> = {}
   const images = new Map<string, ImageUpload>()
   let id: string | undefined
+  const pacer = ctx.pacer ?? new Pacer()
+  const paced = { ...ctx, pacer }
   for (const [key, value] of Object.entries(body)) {
+    await pacer.pace()
     if (key.startsWith('@') || READ_ONLY_KEYS.has(key)) continue
     if (key === 'id') {
       if (ctx.mode === 'update') continue
@@ -139,7 +150,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
     }
     const field = type.fields.get(key)
     if (field === undefined) {
-      errors.push(fieldError(key, `Unknown field '${key}' for type '${type.name}'.`))
+      errors.push(fieldError(key, `Unknown field '${quote(key)}' for type '${type.name}'.`))
       continue
     }
     if (isImageAsRead(field, value)) continue
@@ -148,13 +159,19 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       else values[key] = null
       continue
     }
+    // Far longer than its field allows: refused as the schema would, before a pattern or a format reads megabytes.
+    const { maxLength } = field as { maxLength?: number }
+    if (typeof value === 'string' && maxLength !== undefined && value.length > 2 * maxLength) {
+      errors.push(fieldError(key, `Must not have more than ${maxLength} characters.`))
+      continue
+    }
     const validator = type.validators.get(key)!
     if (!validator.Check(value)) {
       const first = validator.Errors(value)[0]
       errors.push(fieldError(key, sentence(first?.message ?? 'Invalid value')))
       continue
     }
-    const normalised = await normalise(key, field, value, ctx, errors, images)
+    const normalised = await normalise(key, field, value, paced, errors, images)
     if (normalised !== undefined) values[key] = normalised
   }
   if (ctx.mode === 'create') {

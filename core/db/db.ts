@@ -4,6 +4,7 @@ import pg from 'pg'
 import { ConnectionFaults, endsConnection, type FaultReport } from './faults.js'
 import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.js'
 import type { Queryable, QueryOptions } from './queryable.js'
+import { stringBytes } from '../heap-size.js'
 
 /** Text matched literally inside a LIKE pattern (backslash is PostgreSQL's default escape character). */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, c => '\\' + c)
@@ -36,21 +37,25 @@ pg.types.setTypeParser(20, (v: string) => Number(v)) // int8 (count(*)) as a num
 const reads = (sql: string): boolean => /^\s*select\b/i.test(sql)
 
 /**
- * The most statement texts kept prepared: each connection keeps each of them (parsed and planned
- * in its server process). The texts asked for are a few dozen; a caller that asked for texts that
- * embed values would reach this bound, and its further texts run unprepared instead of growing
- * every server process.
+ * The most statement texts kept prepared, and the bytes their texts may hold here (core/heap-size.ts):
+ * each connection keeps each of them (parsed and planned in its server process). The texts asked
+ * for are a few dozen of a few kilobytes, all written in the code; a caller that asked for texts
+ * that embed values would reach a bound, and its further texts run unprepared instead of growing
+ * this map and every server process. A name is never forgotten: a connection may have prepared it.
  */
 const MAX_PREPARED = 200
+const PREPARED_TEXT_BYTES = 2 * 1024 * 1024
 
-/** pg's query configs of one pool: a text asked to be prepared is named (each connection prepares it once), within the bound. */
+/** pg's query configs of one pool: a text asked to be prepared is named (each connection prepares it once), within the bounds. */
 function statements (): (sql: string, params: unknown[] | undefined, options: QueryOptions | undefined) => pg.QueryConfig {
   const names = new Map<string, string>()
+  let bytes = 0
   return (sql, params, options) => {
     let name = options?.prepared === true ? names.get(sql) : undefined
-    if (options?.prepared === true && name === undefined && names.size < MAX_PREPARED) {
+    if (options?.prepared === true && name === undefined && names.size < MAX_PREPARED && bytes + stringBytes(sql) <= PREPARED_TEXT_BYTES) {
       name = 'p' + createHash('sha1').update(sql).digest('hex').slice(0, 24)
       names.set(sql, name)
+      bytes += stringBytes(sql)
     }
     return { text: sql, values: params, ...(name !== undefined ? { name } : {}) }
   }

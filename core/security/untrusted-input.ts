@@ -32,14 +32,16 @@ export const MAX_JSON_DEPTH = 32
  * Every problem of a parsed JSON document that no handler should meet:
  * prototype keys, keys and strings that are not storable text, nesting
  * deeper than MAX_JSON_DEPTH. Each names the top-level field it is under.
+ * `at`: where the document lies in a larger one that is checked a part at
+ * a time (core/security/json-body.ts): its top-level field and its depth.
  */
-export function untrustedJsonProblems (document: unknown): FieldError[] {
+export function untrustedJsonProblems (document: unknown, at: { field?: string, depth?: number } = {}): FieldError[] {
   const problems: FieldError[] = []
   const report = (field: string | undefined, message: string): void => {
     if (problems.length < 20) problems.push({ ...(field !== undefined ? { field } : {}), message, error: 'ValidationError' })
   }
   // Iterative: the depth is checked before anything is pushed, so the stack stays bounded.
-  const stack: Array<{ value: unknown, field: string | undefined, depth: number }> = [{ value: document, field: undefined, depth: 0 }]
+  const stack: Array<{ value: unknown, field: string | undefined, depth: number }> = [{ value: document, field: at.field, depth: at.depth ?? 0 }]
   while (stack.length > 0) {
     const { value, field, depth } = stack.pop()!
     if (typeof value === 'string') {

@@ -4,7 +4,7 @@ import { Compile } from 'typebox/compile'
 import Value from 'typebox/value'
 import type { Config } from '../config/config.js'
 import type { Db } from '../db/db.js'
-import { BadRequest, ValidationFailed, type FieldError } from '../errors.js'
+import { BadRequest, ValidationFailed, quote, type FieldError } from '../errors.js'
 import { untrustedJsonProblems } from '../security/untrusted-input.js'
 
 /** collective.solr's default pattern for simple SearchableText queries. */
@@ -189,7 +189,7 @@ export class SolrSettingsStore {
     if (changes === null || typeof changes !== 'object' || Array.isArray(changes)) throw BadRequest('The request body must be a JSON object.')
     const errors: FieldError[] = []
     for (const key of Object.keys(changes)) {
-      if (!Object.hasOwn(SolrSettingsSchema.properties, key)) errors.push(fieldError(key, `Unknown setting '${key}'.`))
+      if (!Object.hasOwn(SolrSettingsSchema.properties, key)) errors.push(fieldError(key, `Unknown setting '${quote(key)}'.`))
       else if (this.isLocked(key)) errors.push(fieldError(key, `'${key}' is set declaratively (environment or config file) and cannot be changed here.`))
     }
     if (errors.length === 0 && !this.partialCheck.Check(changes)) {

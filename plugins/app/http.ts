@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { publicOrigin } from '../../core/content/origin.js'
-import { BadRequest, NotAcceptable, NotFound, UnsupportedMediaType } from '../../core/errors.js'
+import { BadRequest, NotAcceptable, NotFound } from '../../core/errors.js'
 import { ANONYMOUS } from '../../core/security/roles.js'
-import { assertPlainName, assertTrustworthyJson } from '../../core/security/untrusted-input.js'
+import { assertPlainName } from '../../core/security/untrusted-input.js'
 import { assertAddressable, requestOrigin } from '../support/origin.js'
 import { addressOf } from '../support/url.js'
 
@@ -70,38 +70,6 @@ export default fp(async fastify => {
   })
   fastify.decorateRequest('contextPath', {
     getter () { return addressOf(this.raw).contextPath }
-  })
-
-  // Plain text is not a body this API takes: without its parser Fastify answers 415.
-  fastify.removeContentTypeParser('text/plain')
-  // An empty body is no body whatever its Content-Type (@plone/client posts workflow
-  // transitions with an empty form body); anything else that is not JSON is 415.
-  fastify.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
-    if ((body as string) === '') done(null, undefined)
-    else done(UnsupportedMediaType(), undefined)
-  })
-  // Clients send `Content-Type: application/json` on bodiless POSTs (@workflow,
-  // @logout): an empty body is no body, not a syntax error. Every body is
-  // checked once here for what no handler should have to meet (prototype
-  // keys, NUL, lone surrogates, absurd nesting), so that handlers cannot forget.
-  fastify.removeContentTypeParser('application/json')
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body as string
-    if (text.trim() === '') { done(null, undefined); return }
-    let document: unknown
-    try {
-      document = JSON.parse(text)
-    } catch {
-      done(BadRequest('The request body is not valid JSON.'), undefined)
-      return
-    }
-    try {
-      assertTrustworthyJson(document)
-    } catch (err) {
-      done(err as Error, undefined)
-      return
-    }
-    done(null, document)
   })
 
   fastify.addHook('onRequest', async (request, reply) => {

@@ -7,7 +7,7 @@ import { expandedNames } from '../app/components.js'
 import { batchOf } from '../../core/query/paging.js'
 import type { Located } from '../../core/content/rows.js'
 import type { Queryable } from '../../core/db/db.js'
-import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound } from '../../core/errors.js'
+import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, quote } from '../../core/errors.js'
 import { Permission } from '../../core/security/roles.js'
 import { checkWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
@@ -84,8 +84,8 @@ export default fp(async fastify => {
     const typeName = body['@type']
     if (typeof typeName !== 'string' || typeName === '') throw BadRequest("Property '@type' is required.")
     const type = types.get(typeName)
-    if (type === undefined || type === types.siteRoot) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
-    if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${typeName}.`)
+    if (type === undefined || type === types.siteRoot) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${quote(typeName)}' found.`)
+    if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${quote(typeName)}.`)
     const write = await checkWrite(type, body, writeContext({}, 'create'))
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)
@@ -126,15 +126,17 @@ export default fp(async fastify => {
     return reply.code(204).send()
   }
 
+  // An object's body may carry an image: its bounds are a content body's (plugins/app/bodies.ts).
+  const objectBody = { bodyKind: 'content' as const }
   const routes = [
     { method: 'GET' as const, handler: getContent, schema: docs('Read an object; folders include their items', { response: { 200: ContentObject, ...errorResponses } }) },
-    { method: 'POST' as const, handler: postContent, schema: docs('Create an object in a folder', { body: ContentBody, response: { 201: ContentObject, ...errorResponses } }) },
-    { method: 'PATCH' as const, handler: patchContent, schema: docs('Change fields of an object (204, or 200 with Prefer: return=representation)', { body: ContentBody, response: { 200: ContentObject, 204: Type.Null(), ...errorResponses } }) },
+    { method: 'POST' as const, handler: postContent, config: objectBody, schema: docs('Create an object in a folder', { body: ContentBody, response: { 201: ContentObject, ...errorResponses } }) },
+    { method: 'PATCH' as const, handler: patchContent, config: objectBody, schema: docs('Change fields of an object (204, or 200 with Prefer: return=representation)', { body: ContentBody, response: { 200: ContentObject, 204: Type.Null(), ...errorResponses } }) },
     { method: 'DELETE' as const, handler: deleteContent, schema: docs('Delete an object and everything inside it', { response: { 204: Type.Null(), ...errorResponses } }) }
   ]
-  for (const route of routes) {
-    fastify.route({ method: route.method, url: '/', handler: route.handler, schema: { ...route.schema, hide: true } })
-    fastify.route({ method: route.method, url: '/*', handler: route.handler, schema: route.schema })
+  for (const { schema, ...route } of routes) {
+    fastify.route({ ...route, url: '/', schema: { ...schema, hide: true } })
+    fastify.route({ ...route, url: '/*', schema })
   }
 
   fastify.get('/@@download/:field', {

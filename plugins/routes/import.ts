@@ -8,7 +8,8 @@ import { withChanges, type HistoryEntry, type Located } from '../../core/content
 import { checkWrite, type CheckedWrite } from '../../core/content/validation.js'
 import type { ContentType } from '../../core/content/registry.js'
 import { urlOf } from '../../core/content/urls.js'
-import { ApiError, Conflict, Forbidden, MethodNotAllowed, ValidationFailed, type FieldError } from '../../core/errors.js'
+import { ApiError, Conflict, Forbidden, MethodNotAllowed, ValidationFailed, quote, type FieldError } from '../../core/errors.js'
+import { Pacer } from '../../core/pacing.js'
 import { can } from '../../core/security/permissions.js'
 import { Permission } from '../../core/security/roles.js'
 
@@ -47,7 +48,7 @@ export default fp(async fastify => {
   const max = fastify.config.IMPORT_MAX_ITEMS
 
   /** The item checked as POST checks its body: 403 for a type it may not add here, validation errors collected in `errors`. */
-  async function checkItem (req: FastifyRequest, parent: Located, item: unknown, i: number, errors: FieldError[], memo: Map<string, Promise<string[]>>):
+  async function checkItem (req: FastifyRequest, parent: Located, item: unknown, i: number, errors: FieldError[], memo: Map<string, Promise<string[]>>, pacer: Pacer):
   Promise<{ type: ContentType, write: CheckedWrite, transitions: string[] } | null> {
     if (!isObject(item)) {
       errors.push(fieldError(`items/${i}`, 'Must be an object (the body of a create).'))
@@ -62,10 +63,10 @@ export default fp(async fastify => {
       return null
     }
     const type = types.get(typeName)
-    if (type === undefined || type === types.siteRoot) throw Forbidden(`items/${i}: Invalid '@type' parameter. No content type with the name '${typeName}' found.`)
-    if (!parent.type.allows(type)) throw Forbidden(`items/${i}: Disallowed subobject type: ${typeName}.`)
+    if (type === undefined || type === types.siteRoot) throw Forbidden(`items/${i}: Invalid '@type' parameter. No content type with the name '${quote(typeName)}' found.`)
+    if (!parent.type.allows(type)) throw Forbidden(`items/${i}: Disallowed subobject type: ${quote(typeName)}.`)
     try {
-      const write = await checkWrite(type, body, writeContext(fastify, {}, 'create', undefined, memo))
+      const write = await checkWrite(type, body, { ...writeContext(fastify, {}, 'create', undefined, memo), pacer })
       checkWritePermissions(req, { lineage: parent.lineage, type }, write, {})
       return namesValid ? { type, write, transitions: names as string[] } : null
     } catch (err) {
@@ -79,6 +80,7 @@ export default fp(async fastify => {
   }
 
   fastify.post('/@import', {
+    config: { bodyKind: 'import' },
     schema: {
       summary: 'Create many objects in a folder, with their workflow transitions, all or nothing (on any folder path)',
       tags: ['content'],
@@ -89,7 +91,7 @@ export default fp(async fastify => {
     const body = req.body
     if (!isObject(body)) throw ValidationFailed([{ message: 'The request body must be a JSON object.', error: 'ValidationError' }])
     const unknown = Object.keys(body).filter(key => key !== 'items' && !key.startsWith('@'))
-    if (unknown.length > 0) throw ValidationFailed(unknown.map(key => fieldError(key, `Unknown field '${key}'.`)))
+    if (unknown.length > 0) throw ValidationFailed(unknown.map(key => fieldError(key, `Unknown field '${quote(key)}'.`)))
     const { items } = body
     if (!Array.isArray(items)) throw ValidationFailed([fieldError('items', 'Must be a list of objects.')])
     if (items.length === 0) throw ValidationFailed([fieldError('items', 'At least one item is required.')])
@@ -102,8 +104,10 @@ export default fp(async fastify => {
 
     const errors: FieldError[] = []
     const memo = new Map<string, Promise<string[]>>()
+    // The items are checked one field at a time, other requests served between (core/pacing.ts).
+    const pacer = new Pacer()
     const checked = []
-    for (const [i, item] of items.entries()) checked.push(await checkItem(req, parent, item, i, errors, memo))
+    for (const [i, item] of items.entries()) checked.push(await checkItem(req, parent, item, i, errors, memo, pacer))
     if (errors.length > 0) throw ValidationFailed(errors)
     const given = new Map<string, number>()
     for (const [i, c] of checked.entries()) {
@@ -114,7 +118,9 @@ export default fp(async fastify => {
     }
 
     const now = Date.now()
-    const objects: NewObject[] = checked.map((c, i) => {
+    const objects: NewObject[] = []
+    for (const [i, c] of checked.entries()) {
+      await pacer.pace()
       const { type, write, transitions: names } = c!
       // Created a millisecond apart, the last now: the catalogue's creation order (searches without sort_on) is the items' order.
       const created = new Date(now - (checked.length - 1 - i))
@@ -131,8 +137,8 @@ export default fp(async fastify => {
           history.push(entry)
         } catch (err) { throw ofItem(i, err) }
       }
-      return { located, write, history }
-    })
+      objects.push({ located, write, history })
+    }
 
     const written = await content.createMany(parent, objects)
     return reply.code(201).send({

@@ -130,7 +130,9 @@ t.test('hostile JSON bodies on every route that takes a body: 400, naming the fi
           headers: { accept: 'application/json', 'content-type': 'application/json', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
           payload: body
         })
-        if (res.statusCode !== 400 || !isContractError(res)) wrong.push(`${route.method} ${route.url} ${body.slice(0, 60)} → ${res.statusCode} ${res.body.slice(0, 120)}`)
+        // A body over its route's limit (plugins/app/bodies.ts: 64 KiB unless the route takes objects) is refused before it is read.
+        const refusals = body.length > 64 * 1024 ? [400, 413] : [400]
+        if (!refusals.includes(res.statusCode) || !isContractError(res)) wrong.push(`${route.method} ${route.url} ${body.slice(0, 60)} → ${res.statusCode} ${res.body.slice(0, 120)}`)
       }
     }
   }

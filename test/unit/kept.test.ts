@@ -1,20 +1,23 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { Kept } from '../../core/kept.js'
+import { stringBytes } from '../../core/heap-size.js'
+import { ENTRY_BYTES, Kept } from '../../core/kept.js'
 
 /**
- * What a process keeps stays within its budget, and the least recently
- * used goes first: Kept against a list that does the same the slow way.
+ * What a process keeps stays within its budget in bytes — each entry's key,
+ * value and bookkeeping counted — and the least recently used goes first:
+ * Kept against a list that does the same the slow way.
  */
 type Op = { kind: 'set', key: string, size: number } | { kind: 'get', key: string }
 
 const ops = fc.array(fc.oneof(
-  fc.record({ kind: fc.constant('set' as const), key: fc.constantFrom('a', 'b', 'c', 'd', 'e', '__proto__'), size: fc.integer({ min: 0, max: 12 }) }),
+  fc.record({ kind: fc.constant('set' as const), key: fc.constantFrom('a', 'b', 'c', 'd', 'e', '__proto__'), size: fc.integer({ min: 0, max: 600 }) }),
   fc.record({ kind: fc.constant('get' as const), key: fc.constantFrom('a', 'b', 'c', 'd', 'e', '__proto__') })
 ), { maxLength: 60 })
 
 t.test('within the budget, the least recently used first', async t => {
-  const budget = 10
+  const budget = 800
+  const bytes = (key: string, size: number): number => ENTRY_BYTES + stringBytes(key) + size
   fc.assert(fc.property(ops, (steps: Op[]) => {
     const kept = new Kept<number>(budget, size => size)
     // The model: [key, size] from the least to the most recently used.
@@ -28,9 +31,12 @@ t.test('within the budget, the least recently used first', async t => {
         continue
       }
       kept.set(step.key, step.size)
-      if (step.size > budget) continue
-      model = [...model.filter(([key]) => key !== step.key), [step.key, step.size]]
-      while (model.reduce((sum, [, size]) => sum + size, 0) > budget) model.shift()
+      // A value too large to keep is not kept, and what the key held before is gone.
+      model = model.filter(([key]) => key !== step.key)
+      if (bytes(step.key, step.size) > budget) continue
+      model.push([step.key, step.size])
+      while (model.reduce((sum, [key, size]) => sum + bytes(key, size), 0) > budget) model.shift()
+      if (kept.bytes !== model.reduce((sum, [key, size]) => sum + bytes(key, size), 0)) return false
     }
     // Everything the model holds is kept, and nothing else.
     return ['a', 'b', 'c', 'd', 'e', '__proto__'].every(key => kept.get(key) === model.find(([k]) => k === key)?.[1])
@@ -39,7 +45,7 @@ t.test('within the budget, the least recently used first', async t => {
 })
 
 t.test('a value kept before a write, or past its time, is not found', async t => {
-  const kept = new Kept<string>(10)
+  const kept = new Kept<string>(1024)
   kept.set('q', 'rows', 1000)
   t.equal(kept.get('q', 999), 'rows')
   kept.clear()
@@ -78,7 +84,7 @@ const turn = async (): Promise<void> => { await new Promise(resolve => setImmedi
 
 t.test('one read for a crowd, none shared across a write', async t => {
   await fc.assert(fc.asyncProperty(steps, async (plan: Step[]) => {
-    const kept = new Kept<number>(10)
+    const kept = new Kept<number>(1024)
     const reads: Read[] = []
     let generation = 0
     const problems: string[] = []
@@ -127,7 +133,7 @@ t.test('one read for a crowd, none shared across a write', async t => {
 })
 
 t.test('a crowd: one read, everyone answered, then kept', async t => {
-  const kept = new Kept<string>(10)
+  const kept = new Kept<string>(1024)
   let reads = 0
   let finish: (value: string) => void = () => {}
   const read = async (): Promise<{ value: string }> => { reads++; return { value: await new Promise<string>(resolve => { finish = resolve }) } }
@@ -140,7 +146,7 @@ t.test('a crowd: one read, everyone answered, then kept', async t => {
 })
 
 t.test('a write while a read is under way: its callers are answered, later callers read again, nothing stale is kept', async t => {
-  const kept = new Kept<string>(10)
+  const kept = new Kept<string>(1024)
   const finishers: Array<(value: string) => void> = []
   const read = async (): Promise<{ value: string }> => ({ value: await new Promise<string>(resolve => { finishers.push(resolve) }) })
   const before = kept.read('page', 0, read)
@@ -158,7 +164,7 @@ t.test('a write while a read is under way: its callers are answered, later calle
 })
 
 t.test('a read that fails fails its crowd and leaves nothing kept', async t => {
-  const kept = new Kept<string>(10)
+  const kept = new Kept<string>(1024)
   let fail: (err: Error) => void = () => {}
   const failing = async (): Promise<{ value: string }> => await new Promise((_resolve, reject) => { fail = reject })
   const crowd = Array.from({ length: 3 }, async () => await kept.read('page', 0, failing))
@@ -169,7 +175,7 @@ t.test('a read that fails fails its crowd and leaves nothing kept', async t => {
 })
 
 t.test('a caller whose "now" is past what the shared read holds until reads for itself', async t => {
-  const kept = new Kept<string>(10)
+  const kept = new Kept<string>(1024)
   let finish: (found: { value: string, until: number }) => void = () => {}
   let reads = 0
   const read = async (): Promise<{ value: string, until: number }> => { reads++; return reads === 1 ? await new Promise(resolve => { finish = resolve }) : { value: 'at 150', until: Infinity } }
@@ -183,7 +189,7 @@ t.test('a caller whose "now" is past what the shared read holds until reads for 
 })
 
 t.test('a write that changes some columns: the values that depend on them go, the others stay, no read under way is joined', async t => {
-  const kept = new Kept<{ dependsOn: string[] }>(10)
+  const kept = new Kept<{ dependsOn: string[] }>(4096)
   const byType = { dependsOn: ['portal_type'] }
   const byText = { dependsOn: ['searchable', 'portal_type'] }
   kept.set('by type', byType)

@@ -1,6 +1,7 @@
+import fc from 'fast-check'
 import t from 'tap'
 import sanitizeHtml from 'sanitize-html'
-import { htmlToText, textLength, toRichText } from '../../core/content/richtext.js'
+import { MAX_MARKUP_DEPTH, htmlToText, markupProblem, maxMarkupLength, textLength, toRichText } from '../../core/content/richtext.js'
 
 t.test('HTML is sanitised', async t => {
   const dirty = '<p onclick="steal()" class="lead">Hi <a href="javascript:alert(1)">x</a> <a href="https://plone.org">Plone</a></p>' +
@@ -33,7 +34,7 @@ t.test('what was read can be sent back unchanged', async t => {
 t.test('text length counts what a reader sees', async t => {
   t.equal(htmlToText('<p>a &amp; b &lt;c&gt; &quot;d&quot;</p>'), 'a & b <c> "d"')
   t.equal(textLength('<h1>abc</h1><p><strong>de</strong></p>'), 5, 'markup is not counted')
-  t.equal(textLength('<p>&eacute;&nbsp;&amp;</p>'), 3, 'an entity is one character')
+  t.equal(textLength(toRichText('<p>&eacute;&nbsp;&amp;</p>').data), 3, 'an entity is one character')
   t.equal(textLength('<p>🎉🎉</p>'), 2, 'an emoji is one character')
   t.equal(textLength(toRichText('<script>' + 'x'.repeat(5000) + '</script>ok').data), 2, 'removed content does not count')
 })
@@ -57,4 +58,35 @@ t.test('the text kept while sanitising is the text of the sanitised HTML', async
     const { data } = toRichText(input)
     t.equal(htmlToText(data), textOf(data), input)
   }
+})
+
+t.test('the text of sanitised HTML is what sanitize-html kept as text, for any markup', async t => {
+  // The oracle: the text sanitize-html hands its textFilter while it sanitises (escaped as in its output).
+  const unescape = (text: string): string => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&')
+  const piece = fc.oneof(
+    fc.constantFrom('<p>', '</p>', '<b>', '</b>', '<script>', '</script>', '<style>', '</style>', '<textarea>', '</textarea>', '<option>', '<!--', '-->',
+      '<![CDATA[', ']]>', '<a href="javascript:x">', '<a title=">">', '</a>', '<img src=x alt="<b>" onerror=y>', '<br/>', '&amp;', '&lt;', '&gt;',
+      '&nbsp;', '&#39;', '&#x3c;', '&eacute;', '&bogus;', '<', '>', '"', "'", '&', '\u00a0', '<svg><title>', '</svg>', '<xmp>', '<iframe>',
+      '<title>', '<plaintext>', '<!doctype html>', '<?xml ?>', '<table><tr><td>', '<div', ' ', '🎉'),
+    fc.string({ maxLength: 4 }))
+  fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), pieces => {
+    let kept = ''
+    const html = sanitizeHtml(pieces.join(''), {
+      allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 'span'],
+      allowedAttributes: { ...sanitizeHtml.defaults.allowedAttributes, '*': ['class', 'id', 'title', 'lang'], img: ['src', 'alt', 'width', 'height'] },
+      allowedSchemes: ['http', 'https', 'mailto', 'tel'],
+      textFilter: text => { kept += text; return text }
+    })
+    t.equal(html, toRichText(pieces.join('')).data, 'the service sanitises with these options')
+    return htmlToText(html) === unescape(kept)
+  }), { numRuns: 3000 })
+})
+
+t.test('markup is bounded by its field\'s text limit and by its nesting, before it is parsed', async t => {
+  t.equal(maxMarkupLength(2000), 32_000, 'details: 16 characters of markup for each of its 2,000 of text')
+  t.equal(markupProblem('x'.repeat(32_000), 2000), null, 'at the limit')
+  t.match(markupProblem('x'.repeat(32_001), 2000), /32001 characters long with its markup; at most 32000/)
+  t.equal(markupProblem('<div>'.repeat(MAX_MARKUP_DEPTH), 2000), null, `${MAX_MARKUP_DEPTH} levels`)
+  t.match(markupProblem('<div>'.repeat(MAX_MARKUP_DEPTH + 1), 2000), /deeper than 64 levels/)
+  t.equal(markupProblem('<p>a<p>b<li>c<li>d</li><br><img src=x>'.repeat(400), 2000), null, 'siblings and void elements nest nothing')
 })

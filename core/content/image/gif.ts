@@ -1,3 +1,4 @@
+import type { Pacer } from '../../pacing.js'
 import { Cursor } from './cursor.js'
 import { byteCount, checkPixels, refuse } from './refusal.js'
 
@@ -11,8 +12,11 @@ function skipColourTable (cursor: Cursor, packed: number, what: string): void {
 }
 
 /** Data sub-blocks: a size byte and that many bytes, until a size of 0. */
-function skipSubBlocks (cursor: Cursor, what: string): void {
-  for (let size = cursor.u8(what); size !== 0; size = cursor.u8(what)) cursor.take(size, what)
+async function skipSubBlocks (cursor: Cursor, what: string, pacer: Pacer): Promise<void> {
+  for (let size = cursor.u8(what); size !== 0; size = cursor.u8(what)) {
+    cursor.take(size, what)
+    if (pacer.due()) await pacer.yield()
+  }
 }
 
 /**
@@ -20,7 +24,7 @@ function skipSubBlocks (cursor: Cursor, what: string): void {
  * table, then extensions and images (descriptor, local colour table, LZW
  * code size, data sub-blocks), at least one image, and the trailer last.
  */
-export function checkGif (bytes: Buffer): { width: number, height: number } {
+export async function checkGif (bytes: Buffer, pacer: Pacer): Promise<{ width: number, height: number }> {
   const cursor = new Cursor(bytes, 'GIF')
   const version = cursor.latin1(6, 'the header')
   if (version !== 'GIF87a' && version !== 'GIF89a') refuse('GIF', `its version ${JSON.stringify(version)} is unknown`)
@@ -31,15 +35,16 @@ export function checkGif (bytes: Buffer): { width: number, height: number } {
   skipColourTable(cursor, packed, 'the global colour table')
   let images = 0
   for (let block = cursor.u8('a block (there is no trailer)'); block !== TRAILER; block = cursor.u8('a block (there is no trailer)')) {
+    await pacer.pace()
     if (block === EXTENSION) {
       cursor.u8('an extension label')
-      skipSubBlocks(cursor, 'an extension')
+      await skipSubBlocks(cursor, 'an extension', pacer)
     } else if (block === IMAGE) {
       cursor.take(8, 'an image descriptor')
       skipColourTable(cursor, cursor.u8('an image descriptor'), 'a local colour table')
       const codeSize = cursor.u8('an image\'s LZW code size')
       if (codeSize < 2 || codeSize > 8) refuse('GIF', `an image's LZW code size is ${codeSize}, not 2 to 8`)
-      skipSubBlocks(cursor, 'an image\'s data')
+      await skipSubBlocks(cursor, 'an image\'s data', pacer)
       images++
     } else {
       refuse('GIF', `block 0x${block.toString(16)} at byte ${cursor.offset - 1} is unknown`)

@@ -1,3 +1,4 @@
+import type { Pacer } from '../../pacing.js'
 import { Cursor } from './cursor.js'
 import { byteCount, checkPixels, refuse } from './refusal.js'
 
@@ -28,10 +29,11 @@ function nextMarker (cursor: Cursor): number {
  * Skips entropy-coded data up to the marker that ends it. Inside it, 0xFF is
  * followed by 0x00 (a stuffed byte), a restart marker, or a fill byte.
  */
-function skipScan (cursor: Cursor): void {
+async function skipScan (cursor: Cursor, pacer: Pacer): Promise<void> {
   const { bytes, end } = cursor
   let at = cursor.offset
   for (;;) {
+    if (pacer.due()) await pacer.yield()
     at = bytes.indexOf(0xff, at)
     if (at < 0 || at >= end - 1) refuse('JPEG', 'the data ends inside a scan (there is no EOI)')
     const next = bytes[at + 1]
@@ -53,10 +55,11 @@ function parseFrame (marker: number, data: Buffer): { width: number, height: num
 }
 
 /** One JPEG, after its SOI, up to its EOI: the cursor is left after it. */
-function walkImage (cursor: Cursor): { width: number, height: number } {
+async function walkImage (cursor: Cursor, pacer: Pacer): Promise<{ width: number, height: number }> {
   let frame: { width: number, height: number } | null = null
   let scans = 0
   for (;;) {
+    await pacer.pace()
     const marker = nextMarker(cursor)
     if (marker === EOI) break
     if (marker === SOI || isRestart(marker) || marker === 0x01) refuse('JPEG', `marker ${markerName(marker)} is out of place`)
@@ -71,7 +74,7 @@ function walkImage (cursor: Cursor): { width: number, height: number } {
       if (frame === null) refuse('JPEG', 'a scan comes before the frame')
       if (data.length !== 4 + 2 * data[0]) refuse('JPEG', 'a scan header is malformed')
       scans++
-      skipScan(cursor)
+      await skipScan(cursor, pacer)
     }
   }
   if (frame === null || scans === 0) refuse('JPEG', 'it ends without a frame and a scan')
@@ -85,7 +88,7 @@ function walkImage (cursor: Cursor): { width: number, height: number } {
  * second image there (Multi-Picture Format: HDR gain maps, depth maps), which
  * browsers skip; anything else is refused. The size is the first image's.
  */
-export function checkJpeg (bytes: Buffer): { width: number, height: number } {
+export async function checkJpeg (bytes: Buffer, pacer: Pacer): Promise<{ width: number, height: number }> {
   const cursor = new Cursor(bytes, 'JPEG')
   let size: { width: number, height: number } | null = null
   while (size === null || cursor.remaining > 0) {
@@ -93,7 +96,7 @@ export function checkJpeg (bytes: Buffer): { width: number, height: number } {
       refuse('JPEG', `it goes on for ${byteCount(cursor.remaining)} after its end (EOI), and they are not another JPEG`)
     }
     cursor.offset += 2
-    const image = walkImage(cursor)
+    const image = await walkImage(cursor, pacer)
     size ??= image
   }
   return size

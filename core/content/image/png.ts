@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createInflate, crc32 } from 'node:zlib'
+import type { Pacer } from '../../pacing.js'
 import { Cursor } from './cursor.js'
 import { byteCount, checkPixels, refuse } from './refusal.js'
 
@@ -50,12 +51,13 @@ class Overflow extends Error {}
 /**
  * Inflates the zlib stream (streamed, nothing kept) and counts its bytes,
  * stopping past `limit`: `null` when it is not a whole zlib stream (cut
- * short, or its checksum wrong).
+ * short, or its checksum wrong). The stream's parts are joined first: a
+ * file of a million one-byte IDAT chunks would be a million writes.
  */
 async function inflatedLength (parts: Buffer[], limit: number): Promise<number | null> {
   let length = 0
   try {
-    await pipeline(Readable.from(parts), createInflate(), async function count (output: AsyncIterable<Buffer>) {
+    await pipeline(Readable.from([Buffer.concat(parts)]), createInflate(), async function count (output: AsyncIterable<Buffer>) {
       for await (const piece of output) {
         length += piece.length
         if (length > limit) throw new Overflow()
@@ -76,13 +78,14 @@ async function inflatedLength (parts: Buffer[], limit: number): Promise<number |
  * inflate to exactly the size IHDR implies — after IHDR's size was checked
  * against MAX_PIXELS, so that a bomb is never inflated beyond that size.
  */
-export async function checkPng (bytes: Buffer): Promise<{ width: number, height: number }> {
+export async function checkPng (bytes: Buffer, pacer: Pacer): Promise<{ width: number, height: number }> {
   const cursor = new Cursor(bytes, 'PNG', PNG_SIGNATURE.length)
   let header: Header | null = null
   let palette = false
   const imageData: Buffer[] = []
   let imageDataEnded = false
   for (let type = ''; type !== 'IEND';) {
+    await pacer.pace()
     const length = cursor.u32be('a chunk length (there is no IEND)')
     if (length > 0x7fffffff) refuse('PNG', `a chunk length of ${length} is over 2³¹ − 1`)
     const start = cursor.offset

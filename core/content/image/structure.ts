@@ -1,3 +1,4 @@
+import { Pacer } from '../../pacing.js'
 import { checkGif } from './gif.js'
 import { checkJpeg } from './jpeg.js'
 import { PNG_SIGNATURE, checkPng } from './png.js'
@@ -12,8 +13,8 @@ interface Format {
   contentType: string
   /** The format's signature: only the first bytes, which tell the format, not that the image is whole. */
   matches: (bytes: Buffer) => boolean
-  /** Walks the whole file; refuses it (NotAnImage) unless whole, and returns its size. */
-  check: (bytes: Buffer) => Promise<{ width: number, height: number }> | { width: number, height: number }
+  /** Walks the whole file, yielding between slices (core/pacing.ts); refuses it (NotAnImage) unless whole, and returns its size. */
+  check: (bytes: Buffer, pacer: Pacer) => Promise<{ width: number, height: number }>
 }
 
 const startsWith = (bytes: Buffer, prefix: string | Buffer, at = 0): boolean =>
@@ -40,11 +41,13 @@ const FORMATS: Format[] = [
  * Checks that bytes are a whole image of an accepted format, walking its
  * structure to its end without decoding its pixels (except PNG's, inflated
  * and counted), and returns its content type and size. Throws NotAnImage,
- * whose message says what is wrong.
+ * whose message says what is wrong. The walk is linear in the bytes and
+ * lets other requests run between slices: a file of a million tiny chunks
+ * or segments costs its walk, not a hold of the process.
  */
-export async function checkImageStructure (bytes: Buffer): Promise<ImageStructure> {
+export async function checkImageStructure (bytes: Buffer, pacer = new Pacer()): Promise<ImageStructure> {
   const format = FORMATS.find(f => f.matches(bytes))
   if (format === undefined) throw new NotAnImage('The data is not a PNG, JPEG, GIF or WebP image.')
-  const { width, height } = await format.check(bytes)
+  const { width, height } = await format.check(bytes, pacer)
   return { contentType: format.contentType, width, height }
 }

@@ -1,3 +1,4 @@
+import type { Pacer } from '../../pacing.js'
 import { Cursor } from './cursor.js'
 import { checkPixels, refuse } from './refusal.js'
 
@@ -5,9 +6,10 @@ interface Chunk { fourcc: string, data: Buffer }
 interface Size { width: number, height: number }
 
 /** RIFF chunks up to the cursor's end: FourCC, little-endian size, data, a pad byte after an odd size. */
-function readChunks (cursor: Cursor): Chunk[] {
+async function readChunks (cursor: Cursor, pacer: Pacer): Promise<Chunk[]> {
   const chunks: Chunk[] = []
   while (cursor.remaining > 0) {
+    await pacer.pace()
     const fourcc = cursor.latin1(4, 'a chunk header')
     const size = cursor.u32le('a chunk header')
     chunks.push({ fourcc, data: cursor.take(size, `chunk ${JSON.stringify(fourcc)}`) })
@@ -46,7 +48,7 @@ function bitstreamSize (chunks: Chunk[], what: string): Size {
 const sameSize = (a: Size, b: Size): boolean => a.width === b.width && a.height === b.height
 
 /** The extended format: VP8X's canvas, then one still image of its size, or ANIM and frames that lie on it. */
-function checkExtended (header: Buffer, chunks: Chunk[]): Size {
+async function checkExtended (header: Buffer, chunks: Chunk[], pacer: Pacer): Promise<Size> {
   if (header.length !== 10) refuse('WebP', 'its VP8X header is not 10 bytes')
   const canvas = { width: header.readUIntLE(4, 3) + 1, height: header.readUIntLE(7, 3) + 1 }
   checkPixels('WebP', canvas.width, canvas.height)
@@ -58,13 +60,14 @@ function checkExtended (header: Buffer, chunks: Chunk[]): Size {
   if (!chunks.some(c => c.fourcc === 'ANIM') || frames.length === 0) refuse('WebP', 'it is animated without ANIM and frames')
   if (chunks.some(c => c.fourcc === 'VP8 ' || c.fourcc === 'VP8L')) refuse('WebP', 'it is animated, with a bitstream outside its frames')
   for (const frame of frames) {
+    await pacer.pace()
     const cursor = new Cursor(frame.data, 'WebP')
     const x = 2 * cursor.u24le('a frame header')
     const y = 2 * cursor.u24le('a frame header')
     const size = { width: cursor.u24le('a frame header') + 1, height: cursor.u24le('a frame header') + 1 }
     cursor.take(4, 'a frame header') // duration and flags
     if (x + size.width > canvas.width || y + size.height > canvas.height) refuse('WebP', 'an animation frame lies outside the canvas')
-    if (!sameSize(bitstreamSize(readChunks(cursor), 'an animation frame'), size)) refuse('WebP', 'an animation frame is not the size it declares')
+    if (!sameSize(bitstreamSize(await readChunks(cursor, pacer), 'an animation frame'), size)) refuse('WebP', 'an animation frame is not the size it declares')
   }
   return canvas
 }
@@ -74,14 +77,14 @@ function checkExtended (header: Buffer, chunks: Chunk[]): Size {
  * data, its chunks fill it exactly, and they make an image: one VP8 or VP8L
  * chunk (simple format), or VP8X and then a still image or an animation.
  */
-export function checkWebp (bytes: Buffer): Size {
+export async function checkWebp (bytes: Buffer, pacer: Pacer): Promise<Size> {
   const cursor = new Cursor(bytes, 'WebP', 4)
   const riffSize = cursor.u32le('the RIFF header')
   if (riffSize + 8 !== bytes.length) refuse('WebP', `its RIFF header declares ${riffSize + 8} bytes, but there are ${bytes.length}`)
   cursor.take(4, 'the RIFF header') // WEBP, which told the format
-  const [first, ...rest] = readChunks(cursor)
+  const [first, ...rest] = await readChunks(cursor, pacer)
   if (first === undefined) refuse('WebP', 'it holds no chunk')
-  if (first.fourcc === 'VP8X') return checkExtended(first.data, rest)
+  if (first.fourcc === 'VP8X') return await checkExtended(first.data, rest, pacer)
   if (rest.length > 0) refuse('WebP', 'a simple WebP holds one chunk')
   return bitstreamSize([first], 'the file')
 }

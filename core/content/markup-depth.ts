@@ -1,0 +1,113 @@
+/** Elements that hold nothing (void elements, as htmlparser2 lists them): no end tag, no depth. */
+const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr'])
+
+const PARAGRAPH = new Set(['p'])
+const FORM_CONTROLS = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'])
+const TABLE_SECTIONS = new Set(['thead', 'tbody'])
+const DEFINITIONS = new Set(['dd', 'dt'])
+const RUBY = new Set(['rt', 'rp'])
+/**
+ * The elements a start tag closes while they are the innermost open one
+ * (htmlparser2's `openImpliesClose`, which sanitize-html parses with):
+ * `<li>a<li>b` is two items, `<p>a<div>b` a paragraph and a division.
+ */
+const CLOSED_BY = new Map<string, Set<string>>([
+  ['tr', new Set(['tr', 'th', 'td'])], ['th', new Set(['th'])], ['td', new Set(['thead', 'th', 'td'])], ['body', new Set(['head', 'link', 'script'])],
+  ['li', new Set(['li'])], ['option', new Set(['option'])], ['optgroup', new Set(['optgroup', 'option'])], ['dd', DEFINITIONS], ['dt', DEFINITIONS],
+  ['rt', RUBY], ['rp', RUBY], ['tbody', TABLE_SECTIONS], ['tfoot', TABLE_SECTIONS],
+  ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map(name => [name, FORM_CONTROLS] as const),
+  ...['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption',
+    'figure', 'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map(name => [name, PARAGRAPH] as const)
+])
+
+const NOTHING = new Set<string>()
+
+const GT = 0x3e
+const SLASH = 0x2f
+const EQUALS = 0x3d
+const isLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)
+/** HTML's whitespace, as htmlparser2's tokenizer reads it. */
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d
+
+/**
+ * Where the start tag whose name ends at `at` ends (the offset after its
+ * `>`), reading its attributes as htmlparser2's tokenizer does: a quote opens
+ * a value only right after `=`. -1 when the markup ends first.
+ */
+function endOfStartTag (markup: string, at: number): number {
+  const code = (i: number): number => markup.charCodeAt(i)
+  const n = markup.length
+  let i = at
+  for (;;) {
+    while (i < n && (isSpace(code(i)) || code(i) === SLASH)) i++
+    if (i >= n) return -1
+    if (code(i) === GT) return i + 1
+    // An attribute's name: its first character whatever it is (`=` too), then up to a space, `/`, `>` or `=`.
+    i++
+    while (i < n && !isSpace(code(i)) && code(i) !== SLASH && code(i) !== GT && code(i) !== EQUALS) i++
+    while (i < n && isSpace(code(i))) i++
+    if (i >= n || code(i) !== EQUALS) continue
+    i++
+    while (i < n && isSpace(code(i))) i++
+    if (i >= n) return -1
+    const quote = markup[i]
+    if (quote === '"' || quote === "'") {
+      const closing = markup.indexOf(quote, i + 1)
+      if (closing < 0) return -1
+      i = closing + 1
+    } else {
+      while (i < n && !isSpace(code(i)) && code(i) !== GT) i++
+    }
+  }
+}
+
+/**
+ * Whether markup nests deeper than `limit` elements, by one linear pass over
+ * it, before an HTML parser builds anything: the cost of sanitize-html (and
+ * of htmlparser2 under it) grows faster than the nesting — 100,000 nested
+ * `<div>`s held the process for 23 s. The pass follows the parser's rules
+ * that keep legitimate markup shallow (void elements; an end tag closes up
+ * to its start tag; start tags that close open elements, `CLOSED_BY`) and
+ * counts every other start tag one level deeper, so that it never finds
+ * markup shallower than the parser builds it (test/unit/markup-depth.test.ts
+ * holds it to htmlparser2). It skips only what the parser reads as no tags:
+ * comments (`<!--` to `-->`, whose dashes may be its own: `<!-->`),
+ * declarations and instructions (`<!…>`, `<?…>`), end tags' insides,
+ * attribute values in quotes; a tag the markup ends inside is the end (the
+ * parser reads the rest as text).
+ */
+export function nestsDeeperThan (markup: string, limit: number): boolean {
+  const open: string[] = []
+  for (let at = markup.indexOf('<'); at >= 0; at = markup.indexOf('<', at)) {
+    const next = markup.charCodeAt(at + 1)
+    if (next === SLASH && isLetter(markup.charCodeAt(at + 2))) {
+      const end = markup.indexOf('>', at)
+      if (end < 0) return false
+      const name = /^[^\s/>]+/.exec(markup.slice(at + 2, end))![0].toLowerCase()
+      const start = open.lastIndexOf(name)
+      if (start >= 0) open.length = start
+      // A `</p>` without its start is an empty paragraph, opened and closed here.
+      else if (name === 'p' && open.length >= limit) return true
+      at = end + 1
+      continue
+    }
+    if (!isLetter(next)) {
+      // A comment ends at `-->`, a declaration (`<!doctype`) or instruction (`<?xml`) at `>`; any other `<` is text.
+      const end = markup.startsWith('<!--', at) ? markup.indexOf('-->', at + 2) : next === 0x21 || next === 0x3f ? markup.indexOf('>', at) : at
+      if (end < 0) return false
+      at = end + 1
+      continue
+    }
+    let nameEnd = at + 1
+    while (nameEnd < markup.length && !isSpace(markup.charCodeAt(nameEnd)) && markup.charCodeAt(nameEnd) !== SLASH && markup.charCodeAt(nameEnd) !== GT) nameEnd++
+    const name = markup.slice(at + 1, nameEnd).toLowerCase()
+    at = endOfStartTag(markup, nameEnd)
+    if (at < 0) return false
+    const closes = CLOSED_BY.get(name) ?? NOTHING
+    while (open.length > 0 && closes.has(open.at(-1)!)) open.pop()
+    if (VOID.has(name)) continue
+    open.push(name)
+    if (open.length > limit) return true
+  }
+  return false
+}

@@ -1,0 +1,61 @@
+import fc from 'fast-check'
+import { Parser } from 'htmlparser2'
+import t from 'tap'
+import { nestsDeeperThan } from '../../core/content/markup-depth.js'
+import { toRichText } from '../../core/content/richtext.js'
+
+/**
+ * The nesting scan never finds markup shallower than the parser sanitize-html
+ * uses (htmlparser2) builds it — else deep markup would reach the parser —
+ * and finds sanitised markup exactly as deep, so that what the service wrote
+ * itself is never refused when it is sent back. The oracle is htmlparser2:
+ * the deepest its stack of open elements gets (void elements, which open and
+ * close at once, nest nothing), on tag soup made of the parser's hard cases.
+ */
+const VOIDS = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr'])
+
+function parserDepth (html: string): number {
+  let depth = 0
+  let deepest = 0
+  const parser = new Parser({
+    onopentag: name => { if (!VOIDS.has(name)) deepest = Math.max(deepest, ++depth) },
+    onclosetag: name => { if (!VOIDS.has(name)) depth-- }
+  }, { decodeEntities: true })
+  parser.write(html)
+  parser.end()
+  return deepest
+}
+
+const soup = fc.array(fc.oneof(
+  fc.constantFrom('<p>', '</p>', '<P>', '</DIV>', '<b>', '</b>', '<div>', '</div>', '<div/>', '<li>', '</li>', '<ul>', '<dl>', '<dt>', '<dd>',
+    '<table>', '<tr>', '<td>', '<th>', '<thead>', '<tbody>', '<tfoot>', '<select>', '<option>', '<optgroup>', '<button>', '<input>', '<rt>', '<rp>',
+    '<h1>', '<form>', '<script>', '</script>', '<style>', '<textarea>', '</textarea>', '<title>', '</title>', '<xmp>', '<iframe>', '<noscript>',
+    '<plaintext>', '<svg>', '<path/>', '</svg>', '<math>', '<x-y>', '</x-y>', '<img src=x>', '<br/>', '<br>', '</br>', '<!--', '-->', '<!-->',
+    '<!--->', '<![CDATA[', ']]>', '<!doctype html>', '<?x ?>', '</ x>', '<a href="x>y">', '<a x= ="', "<a title='>'>", '</a>', '<', '>', '"', "'",
+    '=', '/', ' ', '\t'),
+  fc.string({ maxLength: 3 })
+), { maxLength: 60 }).map(pieces => pieces.join(''))
+
+t.test('never shallower than the parser builds it', async t => {
+  fc.assert(fc.property(soup, html => {
+    const depth = parserDepth(html)
+    return depth === 0 || nestsDeeperThan(html, depth - 1)
+  }), { numRuns: 20_000 })
+  t.pass('the scan found every nesting the parser built')
+})
+
+t.test('sanitised markup exactly as deep as the parser builds it', async t => {
+  fc.assert(fc.property(soup, html => {
+    const sanitised = toRichText(html).data
+    return !nestsDeeperThan(sanitised, parserDepth(sanitised))
+  }), { numRuns: 20_000 })
+  t.pass('no sanitised markup was found deeper than it is')
+})
+
+t.test('deep markup is found in one linear pass, however it hides', async t => {
+  const deep = (open: string): string => open.repeat(100_000)
+  for (const open of ['<div>', '<em>', '<x-a class="b">', '<div title=\'>\'>', '<li><ul>', '<td><table>']) t.ok(nestsDeeperThan(deep(open), 64), open)
+  t.notOk(nestsDeeperThan('<li>a'.repeat(100_000) + '<p>b'.repeat(100_000) + '<br>'.repeat(100_000), 64), 'siblings and void elements')
+  t.notOk(nestsDeeperThan('<!--' + '<div>'.repeat(1000) + '-->' + '<a x="' + '<div>'.repeat(1000) + '">', 64), 'in a comment or a quoted value there is no element')
+  t.ok(nestsDeeperThan('<a x= ="' + '<div>'.repeat(100) + '">', 64), 'a quote that does not follow = opens no value')
+})
