@@ -3,11 +3,11 @@ import { escapeLike, type Queryable } from '../db/db.js'
 import { BadRequest } from '../errors.js'
 import type { Access, Criterion, Query } from '../query/model.js'
 import { pathLevels } from '../query/path-levels.js'
-import { parseFullText, type FullText, type TextTerm } from '../query/text.js'
 import { column, TIE_BREAKERS } from './catalog.js'
 import { endShown, type KeptResults, type Totals } from './kept-results.js'
-import { foldText } from './folding.js'
+import { renderTsquery } from './tsquery.js'
 import type { IndexDefinition } from './indexes.js'
+import type { ResidentCatalog } from './resident/resident.js'
 
 export interface CatalogResult {
   total: number
@@ -15,34 +15,6 @@ export interface CatalogResult {
   rows: ReadonlyArray<Record<string, unknown>>
   facets?: Record<string, Record<string, number>>
 }
-
-/** The words of a term, each reduced to letters and digits; `word*` becomes a prefix. */
-const wordsOf = (text: string): string[] => (foldText(text).match(/[\p{L}\p{N}]+\*?/gu) ?? [])
-  .map(w => w.endsWith('*') ? `${w.slice(0, -1)}:*` : w)
-
-/** A term as tsquery: a word, a prefix, or the words of a phrase (or of a token with punctuation) in order. */
-function tsqueryTerm (term: TextTerm): string | null {
-  const words = wordsOf(term.kind === 'prefix' ? `${term.text}*` : term.text)
-  if (words.length === 0) return null
-  const positive = words.length === 1 ? words[0] : `(${words.join(' <-> ')})`
-  return term.negated ? `!${positive}` : positive
-}
-
-/**
- * Full text as a PostgreSQL tsquery: clauses ANDed, alternatives ORed
- * (grouped from the left, as Plone's parser binds them), words reduced to
- * letters and digits, so that no input can inject tsquery syntax. Null when
- * nothing searchable is left.
- */
-export function renderTsquery (text: FullText): string | null {
-  const clauses = text.map(clause => clause.map(tsqueryTerm).filter((t): t is string => t !== null)
-    .reduce<string | null>((group, term) => group === null ? term : `(${group} | ${term})`, null))
-    .filter((c): c is string => c !== null)
-  return clauses.length === 0 ? null : clauses.join(' & ')
-}
-
-/** SearchableText as a tsquery (for tests and tools): parse, then render. */
-export const textQuery = (input: string): string | null => renderTsquery(parseFullText(input))
 
 /** Query parameters that are not index criteria (plone.restapi's query-wide parameters, Solr's facet.* and hl.*). */
 export const QUERY_PARAMETERS: ReadonlySet<string> = new Set([
@@ -97,7 +69,37 @@ function criterionColumns (criterion: Criterion): string[] {
  */
 export class CatalogSearch {
   /** `kept`: kept results (without them every page is read and counted); `rankedCandidates`: see rankedPage. */
+  private resident?: ResidentCatalog
+  /** The resident catalogue, when the process holds one. */
+  get residentCatalog (): ResidentCatalog | undefined { return this.resident }
+
   constructor (private readonly registry: ContentTypeRegistry, private readonly kept?: KeptResults, private readonly rankedCandidates = RANKED_CANDIDATES) {}
+
+  /** Answers from the resident catalogue what it can answer exactly (core/catalog/resident/resident.ts), PostgreSQL the rest. */
+  useResident (resident: ResidentCatalog): void {
+    this.resident = resident
+  }
+
+  /** PostgreSQL's rank of some objects for a full-text query: what the resident catalogue orders its most recent matches by. */
+  async rankOf (db: Queryable, uids: string[], tsquery: string): Promise<Map<string, number>> {
+    const { rows } = await db.query<{ uid: string, rank: number }>(`SELECT uid::text AS uid, ts_rank_cd(searchable, to_tsquery('simple', $2)) AS rank
+      FROM catalog WHERE uid = ANY($1::uuid[])`, [uids, tsquery])
+    return new Map(rows.map(row => [row.uid, row.rank]))
+  }
+
+  /**
+   * The catalogue rows of a page the resident catalogue found, in its order,
+   * as the caller may see them now: a row that changed since so that the
+   * caller may no longer see it is left out rather than shown.
+   */
+  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date): Promise<Array<Record<string, unknown>>> {
+    if (uids.length === 0) return []
+    const params: unknown[] = [uids]
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const { rows } = await db.query<Record<string, unknown>>(`SELECT ${metadata}uid::text AS uid FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p, now)}`, params)
+    const byUid = new Map(rows.map(row => [row.uid as string, row]))
+    return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
+  }
 
   /** A query index by name: 400 when there is none. */
   index (name: string): IndexDefinition {
@@ -260,6 +262,10 @@ export class CatalogSearch {
     const where = clauses.join(' AND ')
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
     const metadata = this.metadataColumns(columns)
+    // `sort_limit` caps the total as it caps the rows.
+    const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
+    const resident = this.resident === undefined ? null : await this.resident.answer(query, query.start, limit, now)
+    if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, metadata, now) }
     const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
     const page = (start: number, size: number): string => ranked
       ? this.rankedPage(metadata, where, rank, size, start)
@@ -270,8 +276,6 @@ export class CatalogSearch {
     const { rows, end } = this.kept === undefined
       ? await read(query.start, limit).then(rows => ({ rows, end: endShown(rows.length, query.start, limit) }))
       : await this.kept.page(db, (start, size) => keyOf(page(start, size)), query.start, limit, now, read)
-    // `sort_limit` caps the total as it caps the rows.
-    const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
     if (end !== undefined && query.facets === undefined) return { total: capped(end), rows }
     const compute = async (): Promise<Totals> => ({
       total: Number((await db.query<{ n: number }>(`SELECT count(*) AS n FROM catalog WHERE ${where}`, params)).rows[0].n),

@@ -1,8 +1,10 @@
 import fp from 'fastify-plugin'
 import type { Catalog } from '../../core/catalog/catalog.js'
-import { KeptResults } from '../../core/catalog/kept-results.js'
+import { CATALOG_CHANGED, KeptResults } from '../../core/catalog/kept-results.js'
+import { ResidentCatalog } from '../../core/catalog/resident/resident.js'
+import { othersOnly } from '../../core/db/notifications.js'
 import { Listings } from '../../core/catalog/listing.js'
-import { CatalogSearch } from '../../core/catalog/search.js'
+import { CatalogSearch, RANKED_CANDIDATES } from '../../core/catalog/search.js'
 import { KeptObjects } from '../../core/content/kept-objects.js'
 import { Locks } from '../../core/content/locks.js'
 import { openContent } from '../../core/content/open.js'
@@ -46,6 +48,16 @@ export default fp(async fastify => {
   const kept = new KeptObjects(fastify.db.notifications, content.writerId)
   content.keepReads(kept)
   const catalogSearch = new CatalogSearch(types, results)
+  if (fastify.config.RESIDENT_CATALOG) {
+    const resident = new ResidentCatalog(fastify.db, () => types.indexes.values(), fastify.db.notifications,
+      { filterBytes: fastify.config.RESIDENT_FILTER_BYTES, rankedCandidates: RANKED_CANDIDATES }, fastify.log,
+      async (uids, tsquery) => await catalogSearch.rankOf(fastify.db, uids, tsquery))
+    content.onCatalogChange(() => { resident.changed() })
+    fastify.db.notifications.onChange(CATALOG_CHANGED, othersOnly(content.writerId, () => { resident.changed() }))
+    catalogSearch.useResident(resident)
+    resident.start()
+    fastify.addHook('onClose', async () => { await resident.close() })
+  }
   fastify.decorate('catalogSearch', catalogSearch)
   fastify.decorate('outbox', outbox)
   fastify.decorate('content', content)

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { textQuery } from '../../core/catalog/search.js'
+import { textQuery } from '../../core/catalog/tsquery.js'
 import { foldText, searchableWords } from '../../core/catalog/folding.js'
 
 // What SearchableText becomes in PostgreSQL's tsquery language. The API tests

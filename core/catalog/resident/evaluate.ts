@@ -1,0 +1,139 @@
+import type { Access, Criterion, Query } from '../../query/model.js'
+import { pathLevels } from '../../query/path-levels.js'
+import type { Scalar } from '../../query/index-kinds.js'
+import type { IndexDefinition } from '../indexes.js'
+import { Bits } from './bits.js'
+import { compareText } from './columns.js'
+import type { ResidentState } from './state.js'
+
+/** A date as the resident columns hold it: microseconds since the epoch. */
+export const microseconds = (date: Date): number => date.getTime() * 1000
+
+/** A list of strings holds a value. */
+const holds = (values: unknown, value: string): boolean => Array.isArray(values) && values.includes(value)
+
+/**
+ * The documents a query matches, as CatalogSearch's WHERE clause would find
+ * them at `now` (the security filter, the effective-date filter, each
+ * criterion); null when a criterion is one the resident catalogue leaves to
+ * PostgreSQL (words within a text, a text range under a collation other
+ * than C, full text it cannot be sure of).
+ */
+export function matchesOf (state: ResidentState, query: Query, now: Date): Bits | null {
+  const sets: Bits[] = [accessOf(state, query, now)]
+  for (const criterion of query.criteria) {
+    const set = criterionSet(state, criterion)
+    if (set === null) return null
+    sets.push(set)
+  }
+  // The smallest first: the intersection never grows.
+  sets.sort((a, b) => a.words.length - b.words.length)
+  const result = sets[0].clone()
+  for (const set of sets.slice(1)) result.and(set)
+  return result
+}
+
+/** The caller's principals against allowedRolesAndUsers, and (unless shown) only what is active at `now` or, with showInactiveOf, created by that user. */
+function accessOf (state: ResidentState, access: Access, now: Date): Bits {
+  const principals = [...new Set(access.principals)].sort()
+  const allowed = state.column('allowedRolesAndUsers')
+  const permitted = state.atoms.get({
+    key: `access\u0000${principals.join('\u0000')}`,
+    test: doc => { const tokens = allowed?.get(doc); return Array.isArray(tokens) && tokens.some(token => principals.includes(token)) }
+  }, state.live).clone()
+  if (access.showInactive) return permitted
+  const inactive = state.activity.inactiveAt(microseconds(now), state.live)
+  if (access.showInactiveOf === undefined) return permitted.andNot(inactive)
+  const creator = state.column('Creator')
+  const owner = access.showInactiveOf
+  const own = state.atoms.get({ key: `eq\u0000Creator\u0000${owner}`, test: doc => creator?.get(doc) === owner }, state.live)
+  return permitted.andNot(inactive.clone().andNot(own))
+}
+
+function criterionSet (state: ResidentState, criterion: Criterion): Bits | null {
+  switch (criterion.kind) {
+    case 'nothing': return new Bits()
+    case 'words': return null
+    case 'fullText': return state.text.matches(criterion.text, state.live)
+    case 'path': return union(criterion.paths.map(path => pathAtom(state, path, criterion.depth)))
+    case 'keywords': {
+      const held = state.column(criterion.index.name)
+      const sets = criterion.values.map(value => state.atoms.get({ key: `kw\u0000${criterion.index.name}\u0000${value}`, test: doc => holds(held?.get(doc), value) }, state.live))
+      if (!criterion.all) return union(sets)
+      // `@>` of no values: every document with a list.
+      if (sets.length === 0) return scan(state, doc => held?.get(doc) !== null)
+      return sets.reduce((all, set) => all.and(set), sets[0].clone())
+    }
+    case 'flag': {
+      const held = state.column(criterion.index.name)
+      return state.atoms.get({ key: `flag\u0000${criterion.index.name}\u0000${String(criterion.value)}`, test: doc => held?.get(doc) === criterion.value }, state.live)
+    }
+    case 'anyOf': return anyOf(state, criterion.index, criterion.values)
+    case 'range': return range(state, criterion.index, criterion.min, criterion.max)
+  }
+}
+
+const union = (sets: Bits[]): Bits => sets.reduce((all, set) => all.or(set), new Bits())
+
+/** Every live document that passes `test`: a scan, not kept (a range is rarely asked twice). */
+function scan (state: ResidentState, test: (doc: number) => boolean): Bits {
+  const set = new Bits(state.live.capacity)
+  state.live.forEach(doc => { if (test(doc)) set.add(doc) })
+  return set
+}
+
+function pathAtom (state: ResidentState, path: string, depth: number): Bits {
+  const parents = state.column('path_parents')
+  const depths = state.column('path_depth')
+  const levels = pathLevels(path, depth)
+  return state.atoms.get({
+    key: `path\u0000${path}\u0000${depth}`,
+    test: doc => {
+      if (!holds(parents?.get(doc), path)) return false
+      if (levels === null) return true
+      const level = depths?.get(doc)
+      return typeof level === 'number' && level >= levels.first && level <= levels.last
+    }
+  }, state.live)
+}
+
+/** A query value as the column holds it: dates in microseconds, numbers as numbers, the rest as text. */
+function heldValue (index: IndexDefinition, value: Scalar): string | number | boolean {
+  if (value instanceof Date) return microseconds(value)
+  if (index.kind === 'date' || index.kind === 'int' || index.kind === 'long') return Number(value)
+  if (index.kind === 'boolean') return value
+  return String(value)
+}
+
+function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]): Bits | null {
+  const held = state.column(index.name)
+  if (held === undefined) return null
+  // One uid is one document: no filter to read and keep.
+  if (index.name === 'UID') {
+    const set = new Bits(state.live.capacity)
+    for (const value of values) {
+      const doc = state.docNumber(String(value).toLowerCase())
+      if (doc !== undefined) set.add(doc)
+    }
+    return set
+  }
+  return union(values.map(value => {
+    const wanted = heldValue(index, value)
+    return state.atoms.get({ key: `eq\u0000${index.name}\u0000${String(wanted)}`, test: doc => held.get(doc) === wanted }, state.live)
+  }))
+}
+
+function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?: Scalar): Bits | null {
+  const held = state.column(index.name)
+  if (held === undefined || (index.kind === 'field' && !state.sortsText)) return null
+  const low = min === undefined ? undefined : heldValue(index, min)
+  const high = max === undefined ? undefined : heldValue(index, max)
+  const order = (a: string | number | boolean, b: string | number | boolean): number =>
+    typeof a === 'string' && typeof b === 'string' ? compareText(a, b) : Number(a) - Number(b)
+  return scan(state, doc => {
+    const value = held.get(doc)
+    if (value === null || Array.isArray(value)) return false
+    const scalar = value as string | number | boolean
+    return (low === undefined || order(scalar, low) >= 0) && (high === undefined || order(scalar, high) <= 0)
+  })
+}

@@ -1,0 +1,74 @@
+import type { Queryable } from '../../db/db.js'
+import { column } from '../catalog.js'
+import type { ResidentRow, ResidentState } from './state.js'
+
+/** Rows read in one statement while loading: the process answers other requests between them. */
+const LOAD_BATCH = 2000
+
+/**
+ * How the resident catalogue follows the catalogue table. Every row written
+ * carries the id of the transaction that wrote it (`changed_by`, set by a
+ * trigger, migration 015) and every removed row leaves a tombstone with its
+ * transaction's id (`catalog_removed`). A transaction this process has not
+ * seen committed has an id at or above the oldest transaction running when
+ * it last looked (`pg_snapshot_xmin`): so reading what was written or removed
+ * at or above that mark, in one statement, finds every change since, whatever
+ * order transactions commit in, whichever process wrote them, however many
+ * notifications were lost. A change may be read twice; applying it is idempotent.
+ */
+export class ResidentFeed {
+  /** Where the next refresh reads from: the snapshot's xmin taken before the last read (as text: an xid8). */
+  private mark: string | null = null
+  /** What a row is read as, after its uid. */
+  private readonly values: string[]
+  private readonly select: string
+
+  constructor (private readonly state: ResidentState, withText: boolean) {
+    this.values = [...withText ? ['searchable::text AS searchable'] : [], ...[...state.columns.values()].map(held => `${held.select} AS ${column(held.index)}`)]
+    this.select = ['uid::text AS uid', ...this.values].join(', ')
+  }
+
+  private async snapshotMark (db: Queryable): Promise<string> {
+    const { rows: [row] } = await db.query<{ mark: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS mark')
+    return row.mark
+  }
+
+  /** Reads every row, in batches by uid, yielding between them; then what changed while it read. */
+  async load (db: Queryable, yieldBetween: () => Promise<void>): Promise<void> {
+    this.mark = await this.snapshotMark(db)
+    let after = '00000000-0000-0000-0000-000000000000'
+    let first = true
+    for (;;) {
+      const { rows } = await db.query<ResidentRow>(`SELECT ${this.select} FROM catalog WHERE uid ${first ? '>=' : '>'} $1::uuid ORDER BY uid LIMIT ${LOAD_BATCH}`, [after])
+      first = false
+      for (const row of rows) this.state.put(row)
+      if (rows.length < LOAD_BATCH) break
+      after = rows[rows.length - 1].uid
+      await yieldBetween()
+    }
+    await this.refresh(db)
+  }
+
+  /** Applies what was written or removed since the last look. */
+  async refresh (db: Queryable): Promise<number> {
+    if (this.mark === null) throw new Error('The resident catalogue refreshes only after it loaded.')
+    const next = await this.snapshotMark(db)
+    // One statement, one snapshot: a row and its removal are never seen half.
+    const { rows } = await db.query<ResidentRow & { removed: boolean }>(`SELECT false AS removed, ${this.select} FROM catalog WHERE changed_by >= $1::xid8
+      UNION ALL SELECT true, uid::text${this.values.map(() => ', NULL').join('')} FROM catalog_removed WHERE removed_by >= $1::xid8`, [this.mark])
+    const present = new Set(rows.filter(row => !row.removed).map(row => row.uid))
+    for (const row of rows) {
+      if (row.removed) { if (!present.has(row.uid)) this.state.remove(row.uid) } else this.state.put(row)
+    }
+    this.mark = next
+    return rows.length
+  }
+}
+
+/** Tombstones older than this are dropped: a process that has not looked for so long reloads (ResidentCatalog). */
+export const TOMBSTONE_HOURS = 1
+
+/** Drops the tombstones no process needs any more. */
+export async function dropOldTombstones (db: Queryable): Promise<void> {
+  await db.query(`DELETE FROM catalog_removed WHERE at < now() - interval '${TOMBSTONE_HOURS} hours'`)
+}

@@ -1,0 +1,239 @@
+import type { Db } from '../../db/db.js'
+import type { Notifications } from '../../db/notifications.js'
+import type { Logger } from '../../log.js'
+import type { Query } from '../../query/model.js'
+import type { IndexDefinition } from '../indexes.js'
+import { renderTsquery } from '../tsquery.js'
+import type { Bits } from './bits.js'
+import { matchesOf } from './evaluate.js'
+import { dropOldTombstones, ResidentFeed, TOMBSTONE_HOURS } from './feed.js'
+import { pageOf, type Walk } from './page.js'
+import { ResidentState } from './state.js'
+import type { SortedOrder } from './sorted-order.js'
+
+/** A page as the resident catalogue answers it: the uids in order, and how many match in all. */
+export interface ResidentPage { total: number, uids: string[] }
+
+/** Ranks full-text matches (uids) for a tsquery: PostgreSQL's ts_rank_cd, the rank the catalogue orders by. */
+export type Ranker = (uids: string[], tsquery: string) => Promise<Map<string, number>>
+
+export interface ResidentOptions {
+  /** Bytes the kept filters may hold (core/catalog/resident/atoms.ts). */
+  filterBytes: number
+  /** How many of a full-text result's most recent matches are ranked (CatalogSearch's RANKED_CANDIDATES). */
+  rankedCandidates: number
+}
+
+/** A look at the table even when no notification came: the tombstones it needs are kept far longer. */
+const LOOK_EVERY_MS = 5000
+const RETRY_MS = 1000
+const DROP_TOMBSTONES_EVERY_MS = 10 * 60 * 1000
+
+const nextTurn = async (): Promise<void> => { await new Promise<void>(resolve => setImmediate(resolve)) }
+
+/**
+ * The catalogue held in each process's memory, answering the queries of
+ * listings and searches without PostgreSQL (docs/architecture.md, "The
+ * resident catalogue"): PostgreSQL's catalogue table stays the truth, this
+ * follows it (feed.ts), and every query it cannot answer exactly — before it
+ * has loaded, while notifications are not heard, after a failed read, or for
+ * a criterion it leaves to SQL — answers null, and the caller asks
+ * PostgreSQL. A query waits until every change this process has heard of
+ * (its own writes before they answered, other processes' notifications) is
+ * applied: a caller never reads less than what it could have seen in the table.
+ */
+export class ResidentCatalog {
+  private state: ResidentState
+  private feed: ResidentFeed
+  private ready = false
+  private closed = false
+  /** Changes heard of, and changes applied (counters: a query waits until applied reaches what was heard when it came). */
+  private heard = 0
+  private applied = 0
+  private refreshing = false
+  private waiting: Array<{ until: number, resolve: (caughtUp: boolean) => void }> = []
+  private lastLook = 0
+  private readonly timers: NodeJS.Timeout[] = []
+  private loadedListeners: Array<() => void> = []
+  /** Queries answered here, and queries left to PostgreSQL. */
+  readonly counts = { answered: 0, declined: 0 }
+
+  constructor (private readonly db: Db, private readonly indexes: () => Iterable<IndexDefinition>, private readonly notifications: Notifications,
+    private readonly options: ResidentOptions, private readonly log: Logger, private readonly rank: Ranker) {
+    ;[this.state, this.feed] = this.fresh()
+  }
+
+  private fresh (sortsText = false): [ResidentState, ResidentFeed] {
+    const state = new ResidentState(this.indexes(), this.options.filterBytes, sortsText)
+    return [state, new ResidentFeed(state, true)]
+  }
+
+  /** Loads the catalogue in the background; until it has, every query answers null. */
+  start (): void {
+    void this.load()
+    this.timers.push(setInterval(() => { this.changed() }, LOOK_EVERY_MS), setInterval(() => { void dropOldTombstones(this.db).catch(() => {}) }, DROP_TOMBSTONES_EVERY_MS))
+    for (const timer of this.timers) timer.unref()
+  }
+
+  private async load (): Promise<void> {
+    this.ready = false
+    const heard = this.heard
+    try {
+      const { rows: [{ collation }] } = await this.db.query<{ collation: string }>('SELECT datcollate AS collation FROM pg_database WHERE datname = current_database()')
+      ;[this.state, this.feed] = this.fresh(['C', 'POSIX', 'C.UTF-8', 'C.utf8'].includes(collation))
+      await this.feed.load(this.db, nextTurn)
+      await this.state.buildOrders(nextTurn)
+      // What changed while the orders were built.
+      await this.feed.refresh(this.db)
+      if (this.closed) return
+      this.lastLook = Date.now()
+      this.applied = heard
+      this.ready = true
+      for (const listener of this.loadedListeners) listener()
+      this.loadedListeners = []
+      this.log.info({ documents: this.state.size, bytes: this.state.byteSize }, 'resident catalogue loaded')
+      this.pump()
+    } catch (err) {
+      this.failed(err)
+    }
+  }
+
+  private failed (err: unknown): void {
+    if (this.closed) return
+    this.ready = false
+    this.log.warn({ err }, 'resident catalogue: reading the catalogue failed; queries go to PostgreSQL until it has loaded again')
+    for (const waiter of this.waiting) waiter.resolve(false)
+    this.waiting = []
+    const retry = setTimeout(() => { void this.load() }, RETRY_MS)
+    retry.unref()
+  }
+
+  /** The catalogue table changed (this process's write, before it answers; another's, as its notification arrives). */
+  changed (): void {
+    this.heard++
+    this.pump()
+  }
+
+  /** Applies what changed, one refresh at a time, until every change heard of is. */
+  private pump (): void {
+    if (this.refreshing || !this.ready || this.closed) return
+    this.refreshing = true
+    void (async () => {
+      try {
+        while (this.applied < this.heard && this.ready && !this.closed) {
+          // Tombstones are dropped after some hours: a process that could not look for so long reads everything again.
+          if (Date.now() - this.lastLook > TOMBSTONE_HOURS * 3600_000 / 2) throw new Error('no look at the catalogue for too long')
+          const heard = this.heard
+          await this.feed.refresh(this.db)
+          this.lastLook = Date.now()
+          this.applied = heard
+          const [done, pending] = partition(this.waiting, waiter => waiter.until <= heard)
+          this.waiting = pending
+          for (const waiter of done) waiter.resolve(true)
+        }
+      } catch (err) {
+        this.failed(err)
+      } finally {
+        this.refreshing = false
+      }
+    })()
+  }
+
+  /** Whether every change heard of until now is applied (waiting for it when not). */
+  private async caughtUp (): Promise<boolean> {
+    if (this.applied >= this.heard) return true
+    const until = this.heard
+    return await new Promise<boolean>(resolve => { this.waiting.push({ until, resolve }) })
+  }
+
+  /**
+   * The page of a query at `now`, and its total (not capped by sort_limit);
+   * null when it must be asked of PostgreSQL.
+   */
+  async answer (query: Query, start: number, limit: number, now: Date): Promise<ResidentPage | null> {
+    const page = await this.page(query, start, limit, now)
+    if (page === null) this.counts.declined++
+    else this.counts.answered++
+    return page
+  }
+
+  private async page (query: Query, start: number, limit: number, now: Date): Promise<ResidentPage | null> {
+    if (!this.ready || !this.notifications.listening || query.facets !== undefined) return null
+    if (!await this.caughtUp()) return null
+    const state = this.state
+    const tsquery = lastTsquery(query)
+    const ranked = tsquery !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
+    const keys = query.sort.filter(key => !('relevance' in key)) as Array<{ index: IndexDefinition }>
+    if (!ranked && keys.length > 1) return null
+    const orderIndex = keys.length === 1 && !ranked ? keys[0].index : null
+    if (orderIndex !== null && !state.sortable(orderIndex)) return null
+    const matches = matchesOf(state, query, now)
+    if (matches === null) return null
+    const count = matches.count()
+    const uidsOf = (docs: number[]): string[] => docs.map(doc => state.uidOf(doc))
+    if (ranked) return { total: count, uids: await this.rankedPage(state, matches, count, tsquery, start, limit) }
+    const created = state.orders.get('created') as SortedOrder
+    if (orderIndex === null) {
+      return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, visit => { created.ascending(visit) }, state.tieBreak)) }
+    }
+    const order = state.orders.get(orderIndex.name) as SortedOrder
+    const held = state.column(orderIndex.name)
+    if (held === undefined) return null
+    const walk: Walk = query.descending ? visit => { order.descending(visit) } : visit => { order.ascending(visit) }
+    const compare = query.descending
+      ? (a: number, b: number): number => {
+          const nulls = Number(held.isNull(a)) - Number(held.isNull(b))
+          return nulls !== 0 ? nulls : held.compare(b, a) || state.tieBreak(a, b)
+        }
+      : (a: number, b: number): number => held.compare(a, b) || state.tieBreak(a, b)
+    return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, walk, compare)) }
+  }
+
+  /**
+   * A page ordered by relevance, as CatalogSearch.rankedPage orders it: the
+   * most recent `rankedCandidates` matches ranked by PostgreSQL (best first,
+   * then oldest, then by uid), then the further matches newest first.
+   */
+  private async rankedPage (state: ResidentState, matches: Bits, count: number, tsquery: string, start: number, limit: number): Promise<string[]> {
+    const created = state.orders.get('created') as SortedOrder
+    const newestFirst = (a: number, b: number): number => state.tieBreak(b, a)
+    const recent = pageOf(state, matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), visit => { created.reversed(visit) }, newestFirst)
+    const candidates = recent.slice(0, this.options.rankedCandidates).map(doc => state.uidOf(doc))
+    const ranks = await this.rank(candidates, tsquery)
+    // A candidate removed meanwhile has no rank: it is left out, as the table would leave it.
+    const ranked = candidates.filter(uid => ranks.has(uid)).map((uid, i) => ({ uid, i, rank: ranks.get(uid) as number }))
+    // Candidates come newest first: the oldest of equal rank first is the last of them.
+    ranked.sort((a, b) => b.rank - a.rank || b.i - a.i)
+    return [...ranked.map(r => r.uid), ...recent.slice(this.options.rankedCandidates).map(doc => state.uidOf(doc))].slice(start, start + limit)
+  }
+
+  /** Resolves once the catalogue is loaded (at once when it is). */
+  async whenLoaded (): Promise<void> {
+    if (this.ready) return
+    await new Promise<void>(resolve => { this.loadedListeners.push(resolve) })
+  }
+
+  /** Bytes held. */
+  get byteSize (): number { return this.state.byteSize }
+  get loaded (): boolean { return this.ready }
+
+  async close (): Promise<void> {
+    this.closed = true
+    for (const timer of this.timers) clearInterval(timer)
+    for (const waiter of this.waiting) waiter.resolve(false)
+    this.waiting = []
+  }
+}
+
+/** The tsquery whose rank orders a result: the last full-text criterion's, as CatalogSearch.where takes it. */
+function lastTsquery (query: Query): string | null {
+  let tsquery: string | null = null
+  for (const criterion of query.criteria) {
+    if (criterion.kind === 'fullText') tsquery = renderTsquery(criterion.text) ?? tsquery
+  }
+  return tsquery
+}
+
+function partition<T> (items: T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter(item => !test(item))]
+}

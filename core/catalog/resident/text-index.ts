@@ -1,0 +1,738 @@
+import type { FullText } from '../../query/text.js'
+import { renderTsquery } from '../tsquery.js'
+import { Bits } from './bits.js'
+
+/** PostgreSQL's last word position (MAXENTRYPOS - 1): every later word of a document stands at it. */
+const LAST_POSITION = 16383
+/** How many positions of a lexeme PostgreSQL keeps in one document (MAXNUMPOS): the lowest ones. */
+const MAX_POSITIONS = 256
+/** Query words longer than this are left to PostgreSQL (its parser drops words over 2047 bytes). */
+const LONGEST_WORD = 200
+/** A query word that PostgreSQL's parser reads as one token and the simple dictionary keeps as it is. */
+const PLAIN_WORD = /^[a-z0-9]+$/
+/**
+ * Digits, `e`, digits, then a letter: the default parser reads the number in
+ * scientific notation as a token of its own, so `1e5x` is `'1e5' <-> 'x'` and
+ * `1e5x:*` even `'1e5':* <-> 'x':*`. Checked against PostgreSQL for every
+ * string of letters and digits up to three characters and 300,000 longer ones:
+ * these are the only ones it does not take whole.
+ */
+const SPLIT_WORD = /^[0-9]+e[0-9]+[a-z]/
+
+/** A position and a lexeme id as one sortable number: position × 2³² + id (exact in a double). */
+const POSITION_UNIT = 2 ** 32
+/** A lexeme id and a position as one sortable number, for putting a document's positions in PostgreSQL's order per lexeme. */
+const LEXEME_UNIT = LAST_POSITION + 1
+
+/** New lexemes wait in a small sorted list before they are merged into the big one: an insertion moves at most this many. */
+const PENDING_LEXEMES = 2048
+/** A posting list becomes a bitset from this many documents on, when the bitset is smaller than the list (4 bytes a document against one bit). */
+const DENSE_FROM = 16
+/** A bitset becomes a list again when the list would be this many times smaller (hysteresis: no flapping around the threshold). */
+const SPARSE_RATIO = 128
+/** The arena is compacted when more than half of it (and more than this many entries) is garbage. */
+const COMPACT_FROM = 1024
+/** What V8 spends on a typed array beside its elements (the object, its buffer; measured, Node 20). */
+const TYPED_ARRAY_OVERHEAD = 120
+/** What a lexeme costs beside its characters: the string's header, the Map entry, its slots in the id and sorted lists and the per-lexeme arrays. */
+const LEXEME_OVERHEAD = 16 + 48 + 8 + 16 + 8 + 12
+
+const QUOTE = 39
+const BACKSLASH = 92
+const COLON = 58
+const COMMA = 44
+
+const isBlank = (c: number): boolean => c === 32 || (c >= 9 && c <= 13)
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+/** A weight after a position: A to D in either case, or `*` (which tsvector input takes for A). */
+const isWeight = (c: number): boolean => (c >= 65 && c <= 68) || (c >= 97 && c <= 100) || c === 42
+
+/** A word of a tsquery, with `:*` when it is a prefix. */
+interface Operand { word: string, prefix: boolean }
+
+/** What renderTsquery produces, parsed: operands, phrases of operands, `!`, `&` and `|`. */
+type Node =
+  | { kind: 'word', operand: Operand }
+  | { kind: 'phrase', operands: Operand[] }
+  | { kind: 'not', child: Node }
+  | { kind: 'and' | 'or', left: Node, right: Node }
+
+/** The first index of `sorted` (the first `length` numbers, ascending) whose value is not below `value`. */
+function lowerBound (sorted: Int32Array, length: number, value: number): number {
+  let low = 0
+  let high = length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (sorted[middle] < value) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** The first index of sorted strings not below `value` (JavaScript's order: by UTF-16 units, in which any prefix's words are contiguous). */
+function lowerBoundOf (sorted: string[], value: string): number {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (sorted[middle] < value) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/**
+ * A lexeme as a string of its own. A slice of 13 characters or more is, in
+ * V8, a view into the string it was cut from: kept in the dictionary it would
+ * hold the whole tsvector text it came from for as long as the lexeme lives.
+ */
+const detached = (word: string): string => word.length < 13 ? word : JSON.parse(JSON.stringify(word)) as string
+
+/** A lexeme of tsvector text without its escapes: `''` is a quote, a backslash takes the next character as it is. */
+const unescaped = (text: string): string => text.replace(/''|\\[\s\S]/g, pair => pair === "''" ? "'" : pair[1])
+
+const malformed = (text: string): Error => new Error(`Malformed tsvector text: ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`)
+
+/**
+ * PostgreSQL's `searchable @@ to_tsquery('simple', q)` answered in memory, for
+ * the tsquery that renderTsquery (core/catalog/tsquery.ts) makes of full text.
+ *
+ * Every lexeme has an id, and a set of documents: a sorted list while few
+ * documents hold it, a bitset (Bits) once the list would be bigger than the
+ * bitset, so that the Zipfian head of a vocabulary costs a bit a document and
+ * its long tail a few bytes a lexeme. A word is its lexeme's set; a prefix
+ * the union of the sets of the lexemes it begins, found by binary search in
+ * the lexemes sorted. A phrase is the intersection of its words' sets,
+ * checked document by document against the positions: per document its
+ * (position, lexeme) pairs in position order, in one arena shared by all
+ * documents, so that a million documents are not a million objects.
+ *
+ * `matches` answers null where it cannot be sure to find what PostgreSQL
+ * finds: a query word PostgreSQL's parser would read otherwise than as one
+ * token (anything but ASCII letters and digits, a number in scientific
+ * notation running into letters, a very long word), or a phrase to check in a
+ * document whose tsvector has a lexeme without positions.
+ */
+export class TextIndex {
+  /** Lexeme ids by lexeme, and the lexemes by id. */
+  private readonly ids = new Map<string, number>()
+  private readonly lexemes: string[] = []
+  /** The lexemes in order, with their ids: a big list, and the new ones in a small list until it is merged in. */
+  private sortedWords: string[] = []
+  private sortedIds: number[] = []
+  private pendingWords: string[] = []
+  private pendingIds: number[] = []
+
+  /** Per lexeme id: how many documents hold it; the document when there is only one (no list then); the list or bitset otherwise. */
+  private docCounts = new Int32Array(1024)
+  private soleDoc = new Int32Array(1024)
+  private readonly postings: Array<Int32Array | Bits | undefined> = []
+  /** Per lexeme id: the mark of the last operation that met it (telling a document's distinct lexemes, and what an update keeps). */
+  private marks = new Int32Array(1024)
+  private epoch = 0
+
+  /** The arena: positions and lexeme ids of the documents' words; each document's run sorted by position, then lexeme id. */
+  private positions = new Uint16Array(4096)
+  private words = new Int32Array(4096)
+  private used = 0
+  private garbage = 0
+  /** Per document: where its run starts in the arena, and how long it is. */
+  private starts = new Int32Array(1024)
+  private lengths = new Int32Array(1024)
+  /** Documents set, those with a lexeme without positions, and those whose tsvector is NULL. */
+  private readonly held = new Bits()
+  private readonly stripped = new Bits()
+  private readonly nulls = new Bits()
+  /** One past the highest document number set: how big a set of documents must be. */
+  private docLimit = 0
+
+  /** Scratch of `parse`: the pairs of a document as sortable numbers, and its distinct lexeme ids. */
+  private keys = new Float64Array(1024)
+  private distinct = new Int32Array(256)
+  private distinctCount = 0
+
+  /** Replaces what document `doc` holds by the tsvector given in PostgreSQL's text output form (e.g. `'abc':1A,4B 'de':2A`), or empty/null for none. */
+  set (doc: number, tsvector: string | null): void {
+    if (!Number.isInteger(doc) || doc < 0) throw new RangeError(`Not a document number: ${doc}`)
+    const mark = this.nextEpoch()
+    // Parsed first: malformed text throws before anything is changed.
+    const pairs = tsvector === null ? 0 : this.parse(tsvector, mark)
+    this.ensureDoc(doc)
+    // What the document held before: the lexemes it keeps keep their postings (an update rarely changes many).
+    if (this.held.has(doc)) this.release(doc, mark)
+    for (let i = 0; i < this.distinctCount; i++) {
+      const id = this.distinct[i]
+      if (this.marks[id] === mark) this.addPosting(id, doc)
+    }
+    this.ensureArena(pairs)
+    const { keys, positions, words } = this
+    const start = this.used
+    for (let i = 0; i < pairs; i++) {
+      const position = Math.floor(keys[i] / POSITION_UNIT)
+      positions[start + i] = position
+      words[start + i] = keys[i] - position * POSITION_UNIT
+    }
+    this.used += pairs
+    this.starts[doc] = start
+    this.lengths[doc] = pairs
+    this.held.add(doc)
+    // `NULL @@ q` is null, never true: such a document matches nothing, not even `!x`.
+    if (tsvector === null) this.nulls.add(doc)
+    else this.nulls.delete(doc)
+    if (pairs > 0 && positions[start] === 0) this.stripped.add(doc)
+    else this.stripped.delete(doc)
+    this.maybeCompact()
+  }
+
+  /** Forgets document `doc`. */
+  remove (doc: number): void {
+    if (!this.held.has(doc)) return
+    this.release(doc, this.nextEpoch())
+    this.held.delete(doc)
+    this.stripped.delete(doc)
+    this.nulls.delete(doc)
+    this.maybeCompact()
+  }
+
+  /**
+   * The documents among `universe` (every live document) that match `text`
+   * exactly as `searchable @@ to_tsquery('simple', renderTsquery(text))`
+   * would; null when this index cannot be sure to answer as PostgreSQL would
+   * (then the caller asks PostgreSQL). Nothing when nothing searchable is
+   * left of the text (the catalogue's SQL is then `false`).
+   */
+  matches (text: FullText, universe: Bits): Bits | null {
+    const tsquery = renderTsquery(text)
+    if (tsquery === null) return new Bits()
+    // The very string PostgreSQL would get, parsed back: whatever renderTsquery does, both read the same query.
+    const node = parseTsquery(tsquery)
+    if (node === null) return null
+    // Documents of the universe that are not held are empty (they match `!x`); NULL ones match nothing.
+    const searchable = universe.clone().andNot(this.nulls)
+    return this.evaluate(node, searchable, Math.max(searchable.capacity, this.docLimit))
+  }
+
+  /** Bytes held (an estimate good within ~20%). */
+  get byteSize (): number {
+    let bytes = this.positions.byteLength + this.words.byteLength + this.starts.byteLength + this.lengths.byteLength +
+      this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
+      this.held.byteSize + this.stripped.byteSize + this.nulls.byteSize
+    const { lexemes, postings } = this
+    for (let id = 0; id < lexemes.length; id++) {
+      bytes += LEXEME_OVERHEAD + ((lexemes[id].length + 7) & ~7)
+      const list = postings[id]
+      if (list !== undefined) bytes += list instanceof Bits ? list.byteSize : list.byteLength + TYPED_ARRAY_OVERHEAD
+    }
+    return bytes
+  }
+
+  /** Three fresh marks (`mark`, `mark + 1`, `mark + 2`: see `release`); every mark is cleared before the counter could wrap. */
+  private nextEpoch (): number {
+    if (this.epoch > 0x3fffffff) {
+      this.marks.fill(0)
+      this.epoch = 0
+    }
+    this.epoch += 3
+    return this.epoch
+  }
+
+  /**
+   * Takes document `doc`'s pairs out of the postings and the arena. The
+   * lexemes the new text holds are marked `mark` (by `parse`): those the old
+   * text held too become `mark + 1` and keep their posting; the others
+   * become `mark + 2` and lose it. A mark met again is a lexeme seen already.
+   */
+  private release (doc: number, mark: number): void {
+    const { words, marks } = this
+    const start = this.starts[doc]
+    const end = start + this.lengths[doc]
+    for (let i = start; i < end; i++) {
+      const id = words[i]
+      const seen = marks[id]
+      if (seen === mark) marks[id] = mark + 1
+      else if (seen !== mark + 1 && seen !== mark + 2) {
+        marks[id] = mark + 2
+        this.removePosting(id, doc)
+      }
+    }
+    this.garbage += this.lengths[doc]
+    this.lengths[doc] = 0
+  }
+
+  /**
+   * Reads tsvector text into `keys` (position × 2³² + lexeme id, sorted) and
+   * the distinct lexeme ids into `distinct`, marking them `mark`; answers how
+   * many pairs there are. A lexeme without positions is a pair at position 0
+   * (PostgreSQL's positions start at 1). PostgreSQL prints every lexeme once
+   * with at most 256 ascending positions, none above 16383; text that does
+   * not (typed, not printed) is put in that form as tsvector input would.
+   */
+  private parse (text: string, mark: number): number {
+    const end = text.length
+    let pairs = 0
+    let canonical = true
+    let i = 0
+    this.distinctCount = 0
+    for (;;) {
+      while (i < end && isBlank(text.charCodeAt(i))) i++
+      if (i >= end) break
+      // The lexeme: quoted, with `''` and backslash escapes, as PostgreSQL prints it; or bare, as input may have it.
+      const quoted = text.charCodeAt(i) === QUOTE
+      if (quoted) i++
+      const start = i
+      let escaped = false
+      for (;;) {
+        if (i >= end) {
+          if (quoted) throw malformed(text)
+          break
+        }
+        const c = text.charCodeAt(i)
+        if (c === BACKSLASH) {
+          escaped = true
+          i += 2
+        } else if (c === QUOTE) {
+          if (!quoted) throw malformed(text)
+          if (text.charCodeAt(i + 1) !== QUOTE) break
+          escaped = true
+          i += 2
+        } else if (!quoted && (isBlank(c) || c === COLON)) {
+          break
+        } else {
+          i++
+        }
+      }
+      if (i > end || (!quoted && i === start)) throw malformed(text)
+      const lexeme = escaped ? unescaped(text.slice(start, i)) : text.slice(start, i)
+      if (quoted) i++
+      const id = this.idOf(lexeme)
+      if (this.marks[id] === mark) {
+        canonical = false
+      } else {
+        this.marks[id] = mark
+        if (this.distinctCount === this.distinct.length) this.distinct = grownInt32(this.distinct, this.distinctCount * 2)
+        this.distinct[this.distinctCount++] = id
+      }
+      if (i < end && text.charCodeAt(i) === COLON) {
+        i++
+        let last = 0
+        let count = 0
+        for (;;) {
+          const digits = i
+          let value = 0
+          while (i < end && isDigit(text.charCodeAt(i))) value = value * 10 + text.charCodeAt(i++) - 48
+          if (i === digits || value === 0) throw malformed(text)
+          if (i < end && isWeight(text.charCodeAt(i))) i++
+          const position = Math.min(value, LAST_POSITION)
+          if (position <= last || ++count > MAX_POSITIONS) canonical = false
+          last = position
+          pairs = this.pushKey(pairs, position * POSITION_UNIT + id)
+          if (i < end && text.charCodeAt(i) === COMMA) i++
+          else break
+        }
+      } else {
+        pairs = this.pushKey(pairs, id)
+      }
+      if (i < end && !isBlank(text.charCodeAt(i))) throw malformed(text)
+    }
+    if (!canonical) pairs = this.normalize(pairs)
+    this.keys.subarray(0, pairs).sort()
+    return pairs
+  }
+
+  private pushKey (pairs: number, key: number): number {
+    if (pairs === this.keys.length) {
+      const grown = new Float64Array(pairs * 2)
+      grown.set(this.keys)
+      this.keys = grown
+    }
+    this.keys[pairs] = key
+    return pairs + 1
+  }
+
+  /**
+   * What tsvector input makes of a lexeme given twice or of positions out of
+   * order: one lexeme with its positions united; positions sorted, each once,
+   * the lowest 256; a lexeme with positions somewhere has no position-less
+   * entry. Answers how many pairs are left (in `keys`, unsorted).
+   */
+  private normalize (pairs: number): number {
+    const { keys } = this
+    for (let i = 0; i < pairs; i++) {
+      const position = Math.floor(keys[i] / POSITION_UNIT)
+      keys[i] = (keys[i] - position * POSITION_UNIT) * LEXEME_UNIT + position
+    }
+    const byLexeme = keys.slice(0, pairs).sort()
+    let kept = 0
+    for (let i = 0; i < pairs;) {
+      const id = Math.floor(byLexeme[i] / LEXEME_UNIT)
+      let j = i
+      while (j < pairs && Math.floor(byLexeme[j] / LEXEME_UNIT) === id) j++
+      // Position 0 (none) sorts first: it stays only when it is all there is.
+      let k = i
+      while (k < j && byLexeme[k] % LEXEME_UNIT === 0) k++
+      if (k === j) keys[kept++] = id
+      let count = 0
+      for (let last = -1; k < j && count < MAX_POSITIONS; k++) {
+        const position = byLexeme[k] % LEXEME_UNIT
+        if (position === last) continue
+        last = position
+        count++
+        keys[kept++] = position * POSITION_UNIT + id
+      }
+      i = j
+    }
+    return kept
+  }
+
+  /** The id of a lexeme, given one if it is new. */
+  private idOf (lexeme: string): number {
+    const known = this.ids.get(lexeme)
+    if (known !== undefined) return known
+    const id = this.lexemes.length
+    const word = detached(lexeme)
+    this.ids.set(word, id)
+    this.lexemes.push(word)
+    this.postings.push(undefined)
+    if (id === this.docCounts.length) {
+      this.docCounts = grownInt32(this.docCounts, id * 2)
+      this.soleDoc = grownInt32(this.soleDoc, id * 2)
+      this.marks = grownInt32(this.marks, id * 2)
+    }
+    // Into the small sorted list (a move of at most PENDING_LEXEMES entries), merged into the big one when full.
+    const at = lowerBoundOf(this.pendingWords, word)
+    this.pendingWords.splice(at, 0, word)
+    this.pendingIds.splice(at, 0, id)
+    if (this.pendingWords.length >= PENDING_LEXEMES) this.mergePending()
+    return id
+  }
+
+  private mergePending (): void {
+    const { sortedWords, sortedIds, pendingWords, pendingIds } = this
+    const words: string[] = new Array<string>(sortedWords.length + pendingWords.length)
+    const ids: number[] = new Array<number>(words.length)
+    let i = 0
+    let j = 0
+    for (let k = 0; k < words.length; k++) {
+      if (j >= pendingWords.length || (i < sortedWords.length && sortedWords[i] < pendingWords[j])) {
+        words[k] = sortedWords[i]
+        ids[k] = sortedIds[i++]
+      } else {
+        words[k] = pendingWords[j]
+        ids[k] = pendingIds[j++]
+      }
+    }
+    this.sortedWords = words
+    this.sortedIds = ids
+    this.pendingWords = []
+    this.pendingIds = []
+  }
+
+  /** The ids of the lexemes a query operand stands for, held by some document: the word's own, or every lexeme it begins. */
+  private idsOf (operand: Operand): number[] {
+    if (!operand.prefix) {
+      const id = this.ids.get(operand.word)
+      return id !== undefined && this.docCounts[id] > 0 ? [id] : []
+    }
+    // PostgreSQL compares a prefix by bytes; for an ASCII prefix that is startsWith.
+    const found: number[] = []
+    for (const [words, ids] of [[this.sortedWords, this.sortedIds], [this.pendingWords, this.pendingIds]] as const) {
+      for (let i = lowerBoundOf(words, operand.word); i < words.length && words[i].startsWith(operand.word); i++) {
+        if (this.docCounts[ids[i]] > 0) found.push(ids[i])
+      }
+    }
+    return found
+  }
+
+  private addPosting (id: number, doc: number): void {
+    const count = this.docCounts[id]
+    this.docCounts[id] = count + 1
+    if (count === 0) {
+      this.soleDoc[id] = doc
+      return
+    }
+    if (count === 1) {
+      const list = new Int32Array(4)
+      list[0] = Math.min(doc, this.soleDoc[id])
+      list[1] = Math.max(doc, this.soleDoc[id])
+      this.postings[id] = list
+      return
+    }
+    const held = this.postings[id] as Int32Array | Bits
+    if (held instanceof Bits) {
+      if (doc >= held.capacity) {
+        // Grown by a quarter, not doubled as Bits grows: a bitset of a frequent word over a million documents is 125 kB.
+        const grown = new Uint32Array(Math.max((doc >>> 5) + 1, held.words.length + (held.words.length >>> 2) + 2))
+        grown.set(held.words)
+        held.words = grown
+        if ((count + 1) * SPARSE_RATIO < held.capacity) {
+          held.add(doc)
+          this.postings[id] = sparseOf(held, count + 1)
+          return
+        }
+      }
+      held.add(doc)
+      return
+    }
+    let list = held
+    if (count === list.length) {
+      list = grownInt32(list, count * 2)
+      this.postings[id] = list
+    }
+    // Documents mostly come in ascending numbers (a load, new objects): an append.
+    if (doc > list[count - 1]) {
+      list[count] = doc
+    } else {
+      const at = lowerBound(list, count, doc)
+      list.copyWithin(at + 1, at, count)
+      list[at] = doc
+    }
+    if (count + 1 >= DENSE_FROM && (count + 1) * 32 > list[count] + 1) this.postings[id] = denseOf(list, count + 1)
+  }
+
+  private removePosting (id: number, doc: number): void {
+    const count = this.docCounts[id]
+    this.docCounts[id] = count - 1
+    if (count === 1) return
+    const held = this.postings[id] as Int32Array | Bits
+    if (count === 2) {
+      const other = held instanceof Bits ? held.toArray().find(d => d !== doc) : (held[0] === doc ? held[1] : held[0])
+      this.soleDoc[id] = other as number
+      this.postings[id] = undefined
+      return
+    }
+    if (held instanceof Bits) {
+      held.delete(doc)
+      if ((count - 1) * SPARSE_RATIO < held.capacity) this.postings[id] = sparseOf(held, count - 1)
+      return
+    }
+    const at = lowerBound(held, count, doc)
+    held.copyWithin(at, at + 1, count)
+    // A list that lost most of its documents gives the room back.
+    if (held.length > 16 && held.length > 4 * (count - 1)) this.postings[id] = held.slice(0, 2 * (count - 1))
+  }
+
+  /** Adds the documents holding lexeme `id` to `into`, which is big enough for every document number. */
+  private collect (id: number, into: Bits): void {
+    const count = this.docCounts[id]
+    if (count === 0) return
+    const { words } = into
+    if (count === 1) {
+      const doc = this.soleDoc[id]
+      words[doc >>> 5] |= 1 << (doc & 31)
+      return
+    }
+    const held = this.postings[id] as Int32Array | Bits
+    if (held instanceof Bits) {
+      into.or(held)
+      return
+    }
+    for (let i = 0; i < count; i++) {
+      const doc = held[i]
+      words[doc >>> 5] |= 1 << (doc & 31)
+    }
+  }
+
+  /** The documents holding any of these lexemes. */
+  private docsOf (ids: number[], size: number): Bits {
+    const set = new Bits(size)
+    for (const id of ids) this.collect(id, set)
+    return set
+  }
+
+  /** A query node as a set of documents within `universe`; null when PostgreSQL may answer otherwise. */
+  private evaluate (node: Node, universe: Bits, size: number): Bits | null {
+    switch (node.kind) {
+      case 'word': return this.docsOf(this.idsOf(node.operand), size).and(universe)
+      case 'phrase': return this.phrase(node.operands, universe, size)
+      case 'not': {
+        const child = this.evaluate(node.child, universe, size)
+        return child === null ? null : universe.clone().andNot(child)
+      }
+      case 'and':
+      case 'or': {
+        const left = this.evaluate(node.left, universe, size)
+        if (left === null) return null
+        const right = this.evaluate(node.right, universe, size)
+        if (right === null) return null
+        return node.kind === 'and' ? left.and(right) : left.or(right)
+      }
+    }
+  }
+
+  /**
+   * A phrase: the documents holding all its words, then of those the ones
+   * where the words stand at consecutive positions (a prefix standing for
+   * any of its lexemes there), as PostgreSQL's `<->` checks them.
+   */
+  private phrase (operands: Operand[], universe: Bits, size: number): Bits | null {
+    const ids = operands.map(operand => this.idsOf(operand))
+    const candidates = universe.clone()
+    for (const some of ids) candidates.and(this.docsOf(some, size))
+    if (candidates.empty) return candidates
+    // Without positions PostgreSQL cannot place a word; what it answers then is its business.
+    if (intersects(candidates, this.stripped)) return null
+    // Each word as the one lexeme to compare with, or (a prefix of several) the set of its lexemes.
+    const sole = Int32Array.from(ids, some => some.length === 1 ? some[0] : -1)
+    const sets = ids.map(some => some.length === 1 ? null : Bits.of(some))
+    candidates.forEach(doc => {
+      if (!this.holdsPhrase(doc, sole, sets)) candidates.delete(doc)
+    })
+    return candidates
+  }
+
+  /** Whether word k of a phrase stands at position p + k of document `doc` for some p (the arena's run is sorted by position). */
+  private holdsPhrase (doc: number, sole: Int32Array, sets: Array<Bits | null>): boolean {
+    const { positions, words } = this
+    const start = this.starts[doc]
+    const end = start + this.lengths[doc]
+    const first = sole[0]
+    const firstSet = sets[0]
+    for (let i = start; i < end; i++) {
+      if (first >= 0 ? words[i] !== first : !(firstSet as Bits).has(words[i])) continue
+      const position = positions[i]
+      let j = i + 1
+      let k = 1
+      for (; k < sole.length; k++) {
+        const wanted = position + k
+        while (j < end && positions[j] < wanted) j++
+        const id = sole[k]
+        const set = sets[k]
+        while (j < end && positions[j] === wanted && (id >= 0 ? words[j] !== id : !(set as Bits).has(words[j]))) j++
+        if (j >= end || positions[j] !== wanted) break
+      }
+      if (k === sole.length) return true
+    }
+    return false
+  }
+
+  private ensureDoc (doc: number): void {
+    if (doc >= this.starts.length) {
+      const length = Math.max(doc + 1, this.starts.length * 2)
+      this.starts = grownInt32(this.starts, length)
+      this.lengths = grownInt32(this.lengths, length)
+    }
+    if (doc >= this.docLimit) this.docLimit = doc + 1
+  }
+
+  private ensureArena (pairs: number): void {
+    if (this.used + pairs <= this.words.length) return
+    const length = Math.max(this.used + pairs, this.words.length + (this.words.length >>> 1))
+    const positions = new Uint16Array(length)
+    positions.set(this.positions.subarray(0, this.used))
+    this.positions = positions
+    this.words = grownInt32(this.words.subarray(0, this.used), length)
+  }
+
+  /** Copies the runs of the documents held to a new arena when more than half of the old one is garbage: an update then costs its own size, amortised. */
+  private maybeCompact (): void {
+    if (this.garbage < COMPACT_FROM || this.garbage * 2 <= this.used) return
+    const live = this.used - this.garbage
+    const length = Math.max(4096, live + (live >>> 2))
+    const positions = new Uint16Array(length)
+    const words = new Int32Array(length)
+    let used = 0
+    this.held.forEach(doc => {
+      const start = this.starts[doc]
+      const run = this.lengths[doc]
+      positions.set(this.positions.subarray(start, start + run), used)
+      words.set(this.words.subarray(start, start + run), used)
+      this.starts[doc] = used
+      used += run
+    })
+    this.positions = positions
+    this.words = words
+    this.used = used
+    this.garbage = 0
+  }
+}
+
+/** A copy of `array` with room for `length` numbers. */
+function grownInt32 (array: Int32Array, length: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(length)
+  grown.set(array)
+  return grown
+}
+
+/** The bitset of the first `count` documents of a sorted list, as long as its greatest document needs. */
+function denseOf (list: Int32Array, count: number): Bits {
+  const bits = new Bits(list[count - 1] + 1)
+  const { words } = bits
+  for (let i = 0; i < count; i++) words[list[i] >>> 5] |= 1 << (list[i] & 31)
+  return bits
+}
+
+/** The sorted list of a bitset's `count` documents, with some room to grow. */
+function sparseOf (bits: Bits, count: number): Int32Array {
+  const list = new Int32Array(Math.max(4, count + (count >>> 1)))
+  let i = 0
+  bits.forEach(doc => { list[i++] = doc })
+  return list
+}
+
+/** Whether two sets share a document. */
+function intersects (a: Bits, b: Bits): boolean {
+  const shared = Math.min(a.words.length, b.words.length)
+  for (let i = 0; i < shared; i++) if ((a.words[i] & b.words[i]) !== 0) return true
+  return false
+}
+
+/**
+ * A tsquery as renderTsquery writes it, with PostgreSQL's precedence (`!`,
+ * then `<->`, then `&`, then `|`); null when it holds a word this index
+ * cannot be sure PostgreSQL reads as one lexeme, or anything else than
+ * renderTsquery writes (a phrase of other than words, say).
+ */
+function parseTsquery (source: string): Node | null {
+  const tokens = source.match(/<->|[()&|!]|[^\s()&|!<]+/g) ?? []
+  // Nothing skipped: every character but blanks is in a token.
+  if (tokens.join('').length !== source.replace(/\s+/g, '').length) return null
+  let at = 0
+  const or = (): Node | null => {
+    let left = and()
+    while (left !== null && tokens[at] === '|') {
+      at++
+      const right = and()
+      left = right === null ? null : { kind: 'or', left, right }
+    }
+    return left
+  }
+  const and = (): Node | null => {
+    let left = phrase()
+    while (left !== null && tokens[at] === '&') {
+      at++
+      const right = phrase()
+      left = right === null ? null : { kind: 'and', left, right }
+    }
+    return left
+  }
+  const phrase = (): Node | null => {
+    const first = unary()
+    if (first === null || tokens[at] !== '<->') return first
+    const operands: Operand[] = []
+    for (let next: Node | null = first; ; next = unary()) {
+      if (next === null || next.kind !== 'word') return null
+      operands.push(next.operand)
+      if (tokens[at] !== '<->') break
+      at++
+    }
+    return { kind: 'phrase', operands }
+  }
+  const unary = (): Node | null => {
+    const token = tokens[at++]
+    if (token === '!') {
+      const child = unary()
+      return child === null ? null : { kind: 'not', child }
+    }
+    if (token === '(') {
+      const inner = or()
+      return tokens[at++] === ')' ? inner : null
+    }
+    if (token === undefined || /^(<->|[()&|])$/.test(token)) return null
+    const prefix = token.endsWith(':*')
+    const word = prefix ? token.slice(0, -2) : token
+    if (word.length > LONGEST_WORD || !PLAIN_WORD.test(word) || SPLIT_WORD.test(word)) return null
+    return { kind: 'word', operand: { word, prefix } }
+  }
+  const node = or()
+  return at === tokens.length ? node : null
+}
