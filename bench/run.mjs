@@ -164,6 +164,20 @@ async function startService (env, logName = 'service.log') {
   })
 }
 
+/** Waits until the process's resident catalogue is loaded (or off); says how it stands. */
+async function residentLoaded (url, timeoutMs = 15 * 60_000) {
+  const started = Date.now()
+  for (;;) {
+    const res = await fetch(`${url}/@health?verbose`, { headers: { accept: 'application/json' } })
+    const resident = (await res.json()).resident_catalogue
+    if (resident === undefined || resident.state !== 'loading') {
+      return `resident catalogue of ${url}: ${resident?.state ?? 'unknown'}, ${resident?.documents ?? 0} documents, ${((resident?.bytes ?? 0) / 2 ** 20).toFixed(0)} MB (waited ${((Date.now() - started) / 1000).toFixed(1)} s)`
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`the resident catalogue of ${url} did not load within ${timeoutMs / 1000} s`)
+    await sleep(500)
+  }
+}
+
 async function idleMemory (server) {
   await sleep(IDLE_SETTLE_MS)
   return await server.memory()
@@ -358,6 +372,8 @@ async function main () {
       const [{ bytes }] = await inspect(database.url, 'SELECT pg_database_size(current_database()) AS bytes')
       report.service.seeded.push({ talks: sample.count, added: seeded.added, seedSeconds: seeded.seconds, seedRate: seeded.rate, databaseMB: Number(bytes) / 2 ** 20, memory: await service.memory() })
       const ctx = { talks: sample.paths, tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks, seed, crowd }
+      // A process answers from PostgreSQL until its resident catalogue has loaded (docs/architecture.md): measure it loaded.
+      for (const server of [service, peer].filter(Boolean)) say(await residentLoaded(server.url))
       // The floor before and after the level's scenarios: its mean is the
       // level's floor, and the difference shows how much the machine drifted.
       const floorScenario = SCENARIOS.find(s => s.id === 'floor-db')

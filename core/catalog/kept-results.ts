@@ -126,6 +126,18 @@ export class KeptResults {
     return { rows: rows.slice(start - from, start - from + limit), ...(end !== undefined ? { end } : {}) }
   }
 
+  /**
+   * The rows a page of the resident catalogue names (`key`: which rows, as
+   * whom), read by `read` unless kept ones are still exact at `now`; frozen.
+   */
+  async rows (db: Queryable, key: string, now: Date, read: () => Promise<Array<Record<string, unknown>>>): Promise<ReadonlyArray<Record<string, unknown>>> {
+    return await this.kept(this.pagesKept, db, key, now, async () => {
+      const rows = await read()
+      for (const row of rows) Object.freeze(row)
+      return Object.freeze(rows)
+    })
+  }
+
   /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */
   private async kept<T> (kind: Kept<T>, db: Queryable, key: string, now: Date, compute: () => Promise<T>): Promise<T> {
     if (!this.notifications.listening) return await compute()

@@ -92,13 +92,18 @@ export class CatalogSearch {
    * as the caller may see them now: a row that changed since so that the
    * caller may no longer see it is left out rather than shown.
    */
-  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date): Promise<Array<Record<string, unknown>>> {
+  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date): Promise<ReadonlyArray<Record<string, unknown>>> {
     if (uids.length === 0) return []
     const params: unknown[] = [uids]
     const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-    const { rows } = await db.query<Record<string, unknown>>(`SELECT ${metadata}uid::text AS uid FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p, now)}`, params)
-    const byUid = new Map(rows.map(row => [row.uid as string, row]))
-    return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
+    const sql = `SELECT ${metadata}uid::text AS uid FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p, now)}`
+    const read = async (): Promise<Array<Record<string, unknown>>> => {
+      const { rows } = await db.query<Record<string, unknown>>(sql, params)
+      const byUid = new Map(rows.map(row => [row.uid as string, row]))
+      return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
+    }
+    // Kept as the SQL engine's pages are: the same page asked again is answered from memory until the next write.
+    return this.kept === undefined ? await read() : await this.kept.rows(db, JSON.stringify([sql, params.map(v => v === now ? null : v)]), now, read)
   }
 
   /** A query index by name: 400 when there is none. */

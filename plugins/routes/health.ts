@@ -30,7 +30,14 @@ const Health = Type.Object({
     connections_lost: Type.Integer({ description: 'open connections that PostgreSQL (or the network) ended under the service' }),
     operations_failed: Type.Integer({ description: 'queries and transactions that failed for want of a connection (requests answered 503, index jobs retried)' }),
     last_failure: Type.Union([Type.Null(), Type.Object({ at: Type.String(), reason: Type.String({ description: 'SQLSTATE and its name, or the socket error' }) })])
-  }, { description: 'with ?verbose: what happened to the database connections since start' }))
+  }, { description: 'with ?verbose: what happened to the database connections since start' })),
+  resident_catalogue: Type.Optional(Type.Object({
+    state: Type.Union([Type.Literal('loaded'), Type.Literal('loading'), Type.Literal('off')], { description: 'loading: queries go to PostgreSQL until it has loaded' }),
+    documents: Type.Integer(),
+    bytes: Type.Integer({ description: 'memory it holds (estimate)' }),
+    answered: Type.Integer({ description: 'queries it answered since start' }),
+    declined: Type.Integer({ description: 'queries it left to PostgreSQL since start' })
+  }, { description: 'with ?verbose: the catalogue this process holds in memory (docs/architecture.md, "The resident catalogue")' }))
 })
 /** As for the other flags of the API (`?check`): present means on, unless it says false. */
 const flag = (value: string | undefined): boolean => value !== undefined && value !== 'false' && value !== '0'
@@ -62,7 +69,11 @@ export default fp(async fastify => {
       fastify.indexing !== null ? check(async () => { await fastify.indexing?.queue.ping() }) : 'off' as const
     ])
     const status = postgres !== 'ok' ? 'down' : solr === 'down' || redis === 'down' ? 'degraded' : 'ok'
-    const verbose = flag((request.query as { verbose?: string }).verbose) ? { database: fastify.db.faults() } : {}
+    const resident = fastify.catalogSearch.residentCatalog
+    const residentCatalogue = resident === undefined
+      ? { state: 'off' as const, documents: 0, bytes: 0, answered: 0, declined: 0 }
+      : { state: resident.loaded ? 'loaded' as const : 'loading' as const, documents: resident.documents, bytes: resident.byteSize, ...resident.counts }
+    const verbose = flag((request.query as { verbose?: string }).verbose) ? { database: fastify.db.faults(), resident_catalogue: residentCatalogue } : {}
     return await reply.code(postgres === 'ok' ? 200 : 503).header('cache-control', 'no-store').send({ status, postgres, solr, redis, ...verbose })
   })
-}, { name: 'health', dependencies: ['index-queue', 'solr', 'http'] })
+}, { name: 'health', dependencies: ['index-queue', 'solr', 'http', 'content'] })

@@ -21,8 +21,8 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<pg.Cl
 } as typeof pg.Client.prototype.query
 t.teardown(() => { pg.Client.prototype.query = originalQuery })
 
-t.test('statements per request', async t => {
-  const { call, tokenFor } = await build(t)
+t.test('statements per request (the SQL engine: RESIDENT_CATALOG=false)', async t => {
+  const { call, tokenFor } = await build(t, { env: { RESIDENT_CATALOG: 'false' } })
   const admin = await tokenFor('admin')
   const member = await tokenFor('jane', ['Member'])
   /** The request's statements (the first words of each), after one run that warms caches (principals, counts, objects, vocabularies). */
@@ -118,6 +118,29 @@ t.test('statements per request', async t => {
   const [ten, hundred] = [await importOf(10), await importOf(100)]
   t.equal(hundred.length, ten.length, `@import: as many statements for 100 talks as for 10 (${hundred.join(' | ')})`)
   t.ok(hundred.length <= 7, `@import: traversal, then one transaction: content with the positions, history, catalogue, notification (${hundred.join(' | ')})`)
+})
+
+t.test('statements per request, the resident catalogue answering', async t => {
+  const { app, call, tokenFor } = await build(t)
+  const admin = await tokenFor('admin')
+  for (let n = 0; n < 60; n++) t.equal((await call('POST', '/talks', talkBody({ title: `Talk ${n}`, ...(n < 12 ? { subjects: ['twelve'] } : {}) }), admin)).statusCode, 201)
+  await app.catalogSearch.residentCatalog?.whenLoaded()
+  const sentFor = async (url: string): Promise<string[]> => {
+    const sent: string[] = []
+    const res = await requestContext.run(sent, async () => await call('GET', url, undefined, admin))
+    t.equal(res.statusCode, 200, res.body.slice(0, 200))
+    return sent.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60))
+  }
+  // Pages and counts come from memory; only the page's rows are read, once, and kept until the next write.
+  for (const url of ['/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5&b_start=35', '/@search?Subject=twelve&sort_on=sortable_title&b_size=5', '/talks?b_start=25']) {
+    const first = await sentFor(url)
+    t.ok(first.length <= 3 && first.every(sql => !sql.includes('count(') && !sql.includes('ORDER BY')), `${url}: no count, no sort in PostgreSQL: the site root, the moment kept rows hold until, the rows (${first.join(' | ')})`)
+    t.same(await sentFor(url), [], `${url} again: kept`)
+  }
+  // A full-text page ranks its candidates in PostgreSQL: one statement for the rank, one for the rows.
+  const ranked = await sentFor('/@search?SearchableText=talk&b_size=5')
+  t.ok(ranked.length <= 3 && ranked.filter(sql => sql.includes('ts_rank_cd')).length === 1, `full text: the rank of the candidates, the rows (${ranked.join(' | ')})`)
+  t.equal(app.catalogSearch.residentCatalog?.counts.declined, 0, 'the resident catalogue answered every query')
 })
 
 t.test('a page of full objects summarises their parents without a statement each', async t => {

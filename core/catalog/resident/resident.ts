@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks'
 import type { Db } from '../../db/db.js'
 import type { Notifications } from '../../db/notifications.js'
 import type { Logger } from '../../log.js'
@@ -54,6 +55,7 @@ export class ResidentCatalog {
   private waiting: Array<{ until: number, resolve: (caughtUp: boolean) => void }> = []
   private lastLook = 0
   private readonly timers: NodeJS.Timeout[] = []
+  private readonly background = new AsyncResource('ResidentCatalog')
   private loadedListeners: Array<() => void> = []
   /** Queries answered here, and queries left to PostgreSQL. */
   readonly counts = { answered: 0, declined: 0 }
@@ -111,7 +113,8 @@ export class ResidentCatalog {
   /** The catalogue table changed (this process's write, before it answers; another's, as its notification arrives). */
   changed (): void {
     this.heard++
-    this.pump()
+    // The refresh is the process's work, not the request's that wrote (its async context: what it counts and traces).
+    this.background.runInAsyncScope(() => { this.pump() })
   }
 
   /** Applies what changed, one refresh at a time, until every change heard of is. */
@@ -216,6 +219,7 @@ export class ResidentCatalog {
   /** Bytes held. */
   get byteSize (): number { return this.state.byteSize }
   get loaded (): boolean { return this.ready }
+  get documents (): number { return this.state.size }
 
   async close (): Promise<void> {
     this.closed = true

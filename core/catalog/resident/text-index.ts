@@ -104,8 +104,11 @@ const malformed = (text: string): Error => new Error(`Malformed tsvector text: $
  * the union of the sets of the lexemes it begins, found by binary search in
  * the lexemes sorted. A phrase is the intersection of its words' sets,
  * checked document by document against the positions: per document its
- * (position, lexeme) pairs in position order, in one arena shared by all
- * documents, so that a million documents are not a million objects.
+ * lexeme ids in position order, in one arena shared by all documents, so
+ * that a million documents are not a million objects. A document's positions
+ * nearly always run without a gap (a catalogue text is its words one after
+ * the other): then its first position is all that is kept of them, and a
+ * phrase is a run of ids; otherwise its positions follow its ids.
  *
  * `matches` answers null where it cannot be sure to find what PostgreSQL
  * finds: a query word PostgreSQL's parser would read otherwise than as one
@@ -131,14 +134,19 @@ export class TextIndex {
   private marks = new Int32Array(1024)
   private epoch = 0
 
-  /** The arena: positions and lexeme ids of the documents' words; each document's run sorted by position, then lexeme id. */
-  private positions = new Uint16Array(4096)
-  private words = new Int32Array(4096)
+  /**
+   * The arena: per document a run of its lexeme ids in position order (then
+   * by id). When the positions run without a gap from `firsts[doc]` on —
+   * every text of up to 16383 words with no word more than 256 times — that
+   * is all; otherwise (`firsts[doc]` is 0) as many positions follow the ids.
+   */
+  private arena = new Int32Array(4096)
   private used = 0
   private garbage = 0
-  /** Per document: where its run starts in the arena, and how long it is. */
+  /** Per document: where its run starts in the arena, how many (position, lexeme) pairs it has, and its first position when they run without a gap. */
   private starts = new Int32Array(1024)
   private lengths = new Int32Array(1024)
+  private firsts = new Uint16Array(1024)
   /** Documents set, those with a lexeme without positions, and those whose tsvector is NULL. */
   private readonly held = new Bits()
   private readonly stripped = new Bits()
@@ -146,10 +154,17 @@ export class TextIndex {
   /** One past the highest document number set: how big a set of documents must be. */
   private docLimit = 0
 
-  /** Scratch of `parse`: the pairs of a document as sortable numbers, and its distinct lexeme ids. */
+  /**
+   * Scratch of `parse`: the pairs of a document as sortable numbers; the
+   * lexeme id at each position, with the mark of the parse that put it there;
+   * its distinct lexeme ids; its first position when they run without a gap.
+   */
   private keys = new Float64Array(1024)
+  private readonly byPosition = new Int32Array(LAST_POSITION + 1)
+  private readonly placed = new Int32Array(LAST_POSITION + 1)
   private distinct = new Int32Array(256)
   private distinctCount = 0
+  private first = 0
 
   /** Replaces what document `doc` holds by the tsvector given in PostgreSQL's text output form (e.g. `'abc':1A,4B 'de':2A`), or empty/null for none. */
   set (doc: number, tsvector: string | null): void {
@@ -164,22 +179,30 @@ export class TextIndex {
       const id = this.distinct[i]
       if (this.marks[id] === mark) this.addPosting(id, doc)
     }
-    this.ensureArena(pairs)
-    const { keys, positions, words } = this
+    const { first, keys } = this
+    this.ensureArena(first > 0 ? pairs : 2 * pairs)
+    const { arena } = this
     const start = this.used
-    for (let i = 0; i < pairs; i++) {
-      const position = Math.floor(keys[i] / POSITION_UNIT)
-      positions[start + i] = position
-      words[start + i] = keys[i] - position * POSITION_UNIT
+    if (first > 0) {
+      arena.set(this.byPosition.subarray(first, first + pairs), start)
+      this.used += pairs
+    } else {
+      for (let i = 0; i < pairs; i++) {
+        const position = Math.floor(keys[i] / POSITION_UNIT)
+        arena[start + i] = keys[i] - position * POSITION_UNIT
+        arena[start + pairs + i] = position
+      }
+      this.used += 2 * pairs
     }
-    this.used += pairs
     this.starts[doc] = start
     this.lengths[doc] = pairs
+    this.firsts[doc] = first
     this.held.add(doc)
     // `NULL @@ q` is null, never true: such a document matches nothing, not even `!x`.
     if (tsvector === null) this.nulls.add(doc)
     else this.nulls.delete(doc)
-    if (pairs > 0 && positions[start] === 0) this.stripped.add(doc)
+    // Position 0 (a lexeme without positions) sorts first.
+    if (first === 0 && pairs > 0 && arena[start + pairs] === 0) this.stripped.add(doc)
     else this.stripped.delete(doc)
     this.maybeCompact()
   }
@@ -214,8 +237,8 @@ export class TextIndex {
 
   /** Bytes held (an estimate good within ~20%). */
   get byteSize (): number {
-    let bytes = this.positions.byteLength + this.words.byteLength + this.starts.byteLength + this.lengths.byteLength +
-      this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
+    let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength +
+      this.byPosition.byteLength + this.placed.byteLength + this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
       this.held.byteSize + this.stripped.byteSize + this.nulls.byteSize
     const { lexemes, postings } = this
     for (let id = 0; id < lexemes.length; id++) {
@@ -230,6 +253,7 @@ export class TextIndex {
   private nextEpoch (): number {
     if (this.epoch > 0x3fffffff) {
       this.marks.fill(0)
+      this.placed.fill(0)
       this.epoch = 0
     }
     this.epoch += 3
@@ -243,11 +267,11 @@ export class TextIndex {
    * become `mark + 2` and lose it. A mark met again is a lexeme seen already.
    */
   private release (doc: number, mark: number): void {
-    const { words, marks } = this
+    const { arena, marks } = this
     const start = this.starts[doc]
     const end = start + this.lengths[doc]
     for (let i = start; i < end; i++) {
-      const id = words[i]
+      const id = arena[i]
       const seen = marks[id]
       if (seen === mark) marks[id] = mark + 1
       else if (seen !== mark + 1 && seen !== mark + 2) {
@@ -255,22 +279,30 @@ export class TextIndex {
         this.removePosting(id, doc)
       }
     }
-    this.garbage += this.lengths[doc]
+    this.garbage += this.footprint(doc)
     this.lengths[doc] = 0
   }
 
   /**
-   * Reads tsvector text into `keys` (position × 2³² + lexeme id, sorted) and
-   * the distinct lexeme ids into `distinct`, marking them `mark`; answers how
-   * many pairs there are. A lexeme without positions is a pair at position 0
-   * (PostgreSQL's positions start at 1). PostgreSQL prints every lexeme once
-   * with at most 256 ascending positions, none above 16383; text that does
-   * not (typed, not printed) is put in that form as tsvector input would.
+   * Reads tsvector text, answering how many (position, lexeme) pairs it
+   * holds: when their positions run without a gap, `first` is the first and
+   * `byPosition` has the ids from there on; otherwise `first` is 0 and `keys`
+   * has the pairs as position × 2³² + lexeme id, sorted. The distinct lexeme
+   * ids go to `distinct`, marked `mark`. A lexeme without positions is a pair
+   * at position 0 (PostgreSQL's positions start at 1). PostgreSQL prints every
+   * lexeme once with at most 256 ascending positions, none above 16383; text
+   * that does not (typed, not printed) is put in that form as tsvector input
+   * would.
    */
   private parse (text: string, mark: number): number {
     const end = text.length
+    const { byPosition, placed } = this
     let pairs = 0
     let canonical = true
+    // Two lexemes at one position, or one without positions: no run of ids can tell where the words stand.
+    let gapless = true
+    let low = LAST_POSITION
+    let high = 0
     let i = 0
     this.distinctCount = 0
     for (;;) {
@@ -326,14 +358,25 @@ export class TextIndex {
           if (position <= last || ++count > MAX_POSITIONS) canonical = false
           last = position
           pairs = this.pushKey(pairs, position * POSITION_UNIT + id)
+          if (placed[position] === mark) gapless = false
+          placed[position] = mark
+          byPosition[position] = id
+          if (position < low) low = position
+          if (position > high) high = position
           if (i < end && text.charCodeAt(i) === COMMA) i++
           else break
         }
       } else {
         pairs = this.pushKey(pairs, id)
+        gapless = false
       }
       if (i < end && !isBlank(text.charCodeAt(i))) throw malformed(text)
     }
+    if (canonical && gapless && pairs > 0 && high - low + 1 === pairs) {
+      this.first = low
+      return pairs
+    }
+    this.first = 0
     if (!canonical) pairs = this.normalize(pairs)
     this.keys.subarray(0, pairs).sort()
     return pairs
@@ -574,35 +617,71 @@ export class TextIndex {
     // Each word as the one lexeme to compare with, or (a prefix of several) the set of its lexemes.
     const sole = Int32Array.from(ids, some => some.length === 1 ? some[0] : -1)
     const sets = ids.map(some => some.length === 1 ? null : Bits.of(some))
-    candidates.forEach(doc => {
-      if (!this.holdsPhrase(doc, sole, sets)) candidates.delete(doc)
-    })
+    // The word of one lexeme that the fewest documents hold, to look for first (-1: every word a prefix of several).
+    let anchor = -1
+    for (let k = 0; k < sole.length; k++) {
+      if (sole[k] >= 0 && (anchor < 0 || this.docCounts[sole[k]] < this.docCounts[sole[anchor]])) anchor = k
+    }
+    const { words } = candidates
+    for (let w = 0; w < words.length; w++) {
+      for (let bits = words[w]; bits !== 0;) {
+        const low = bits & -bits
+        bits ^= low
+        if (!this.holdsPhrase(w * 32 + 31 - Math.clz32(low), sole, sets, anchor)) words[w] &= ~low
+      }
+    }
     return candidates
   }
 
-  /** Whether word k of a phrase stands at position p + k of document `doc` for some p (the arena's run is sorted by position). */
-  private holdsPhrase (doc: number, sole: Int32Array, sets: Array<Bits | null>): boolean {
-    const { positions, words } = this
+  /** Whether word k of a phrase stands at position p + k of document `doc` for some p. */
+  private holdsPhrase (doc: number, sole: Int32Array, sets: Array<Bits | null>, anchor: number): boolean {
+    const { arena } = this
     const start = this.starts[doc]
-    const end = start + this.lengths[doc]
-    const first = sole[0]
-    const firstSet = sets[0]
+    const pairs = this.lengths[doc]
+    const end = start + pairs
+    const n = sole.length
+    if (this.firsts[doc] > 0 && anchor >= 0) {
+      // Positions without a gap: the phrase is a run of ids. The anchor word's id first (a tight loop), then the others around it.
+      const id = sole[anchor]
+      for (let i = start + anchor, last = end - n + anchor; i <= last; i++) {
+        if (arena[i] !== id) continue
+        const base = i - anchor
+        let k = 0
+        while (k < n && (k === anchor || (sole[k] >= 0 ? arena[base + k] === sole[k] : (sets[k] as Bits).has(arena[base + k])))) k++
+        if (k === n) return true
+      }
+      return false
+    }
+    if (this.firsts[doc] > 0) {
+      for (let i = start; i + n <= end; i++) {
+        let k = 0
+        while (k < n && (sole[k] >= 0 ? arena[i + k] === sole[k] : (sets[k] as Bits).has(arena[i + k]))) k++
+        if (k === n) return true
+      }
+      return false
+    }
+    // Positions after the ids (`pairs` further on), ascending: look for word k at the position of word 0 plus k.
     for (let i = start; i < end; i++) {
-      if (first >= 0 ? words[i] !== first : !(firstSet as Bits).has(words[i])) continue
-      const position = positions[i]
+      if (sole[0] >= 0 ? arena[i] !== sole[0] : !(sets[0] as Bits).has(arena[i])) continue
+      const position = arena[i + pairs]
       let j = i + 1
       let k = 1
-      for (; k < sole.length; k++) {
+      for (; k < n; k++) {
         const wanted = position + k
-        while (j < end && positions[j] < wanted) j++
+        while (j < end && arena[j + pairs] < wanted) j++
         const id = sole[k]
         const set = sets[k]
-        while (j < end && positions[j] === wanted && (id >= 0 ? words[j] !== id : !(set as Bits).has(words[j]))) j++
-        if (j >= end || positions[j] !== wanted) break
+        while (j < end && arena[j + pairs] === wanted && (id >= 0 ? arena[j] !== id : !(set as Bits).has(arena[j]))) j++
+        if (j >= end || arena[j + pairs] !== wanted) break
       }
-      if (k === sole.length) return true
+      if (k === n) return true
     }
     return false
+  }
+
+  /** How much of the arena a document's run takes. */
+  private footprint (doc: number): number {
+    return this.firsts[doc] > 0 ? this.lengths[doc] : 2 * this.lengths[doc]
   }
 
   private ensureDoc (doc: number): void {
@@ -610,37 +689,32 @@ export class TextIndex {
       const length = Math.max(doc + 1, this.starts.length * 2)
       this.starts = grownInt32(this.starts, length)
       this.lengths = grownInt32(this.lengths, length)
+      const firsts = new Uint16Array(length)
+      firsts.set(this.firsts)
+      this.firsts = firsts
     }
     if (doc >= this.docLimit) this.docLimit = doc + 1
   }
 
-  private ensureArena (pairs: number): void {
-    if (this.used + pairs <= this.words.length) return
-    const length = Math.max(this.used + pairs, this.words.length + (this.words.length >>> 1))
-    const positions = new Uint16Array(length)
-    positions.set(this.positions.subarray(0, this.used))
-    this.positions = positions
-    this.words = grownInt32(this.words.subarray(0, this.used), length)
+  private ensureArena (size: number): void {
+    if (this.used + size <= this.arena.length) return
+    this.arena = grownInt32(this.arena.subarray(0, this.used), Math.max(this.used + size, this.arena.length + (this.arena.length >>> 1)))
   }
 
   /** Copies the runs of the documents held to a new arena when more than half of the old one is garbage: an update then costs its own size, amortised. */
   private maybeCompact (): void {
     if (this.garbage < COMPACT_FROM || this.garbage * 2 <= this.used) return
     const live = this.used - this.garbage
-    const length = Math.max(4096, live + (live >>> 2))
-    const positions = new Uint16Array(length)
-    const words = new Int32Array(length)
+    const arena = new Int32Array(Math.max(4096, live + (live >>> 2)))
     let used = 0
     this.held.forEach(doc => {
       const start = this.starts[doc]
-      const run = this.lengths[doc]
-      positions.set(this.positions.subarray(start, start + run), used)
-      words.set(this.words.subarray(start, start + run), used)
+      const size = this.footprint(doc)
+      arena.set(this.arena.subarray(start, start + size), used)
       this.starts[doc] = used
-      used += run
+      used += size
     })
-    this.positions = positions
-    this.words = words
+    this.arena = arena
     this.used = used
     this.garbage = 0
   }
