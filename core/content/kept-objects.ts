@@ -38,14 +38,21 @@ export class KeptObjects {
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
-    const othersChanged = othersOnly(ownWrites, () => { this.changed() })
-    notifications.onChange(CATALOG_CHANGED, othersChanged)
-    notifications.onChange(LOCKS_CHANGED, othersChanged)
+    notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, (_columns, uids) => { this.changed(uids) }))
+    notifications.onChange(LOCKS_CHANGED, othersOnly(ownWrites, () => { this.changed() }))
   }
 
-  /** What was kept may be stale: a write happened (a lost listening connection is heard as one). */
-  changed (): void {
-    this.entries.clear()
+  /**
+   * What was kept may be stale: a write happened (a lost listening connection
+   * is heard as one). When the write names the objects it changed, only the
+   * traversals through one of them are: an object's kept answer holds its
+   * ancestors (the permissions it acquires, its parent's summary), so a
+   * change of a folder makes every object kept below it stale too.
+   */
+  changed (uids?: readonly string[]): void {
+    if (uids === undefined) { this.entries.clear(); return }
+    const changed = new Set(uids)
+    this.entries.clearWhere(({ found, nearest }) => (found?.lineage ?? nearest).some(row => changed.has(row.uid)))
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Catalog } from '../catalog/catalog.js'
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'
-import { notification } from '../db/notifications.js'
+import { MAX_ITEMS, notification } from '../db/notifications.js'
 import type { IndexableObject } from '../catalog/indexes.js'
 import type { Db, Queryable } from '../db/db.js'
 import { Conflict, NotFound } from '../errors.js'
@@ -71,7 +71,7 @@ export interface Write {
  */
 export class ContentStore {
   private indexOperations: IndexOperations | null = null
-  private readonly catalogListeners: Array<(columns?: readonly string[]) => void> = []
+  private readonly catalogListeners: Array<(columns?: readonly string[], uids?: readonly string[]) => void> = []
   private kept: KeptObjects | null = null
   /**
    * The key of this process's catalogue notifications: its own writes are
@@ -93,16 +93,17 @@ export class ContentStore {
    * Called after every committed write that changed the catalogue, before the
    * request answers (what this process keeps of the catalogue is stale then;
    * other processes hear of it through a notification sent in the write), with
-   * the catalogue columns it changed when it knows them (an update of one object).
+   * the catalogue columns it changed when it knows them (an update of one
+   * object) and the objects it changed.
    */
-  onCatalogChange (listener: (columns?: readonly string[]) => void): void {
+  onCatalogChange (listener: (columns?: readonly string[], uids?: readonly string[]) => void): void {
     this.catalogListeners.push(listener)
   }
 
   /** Keeps what `locateForReading` finds (core/content/kept-objects.ts), stale from this process's next write on. */
   keepReads (kept: KeptObjects): void {
     this.kept = kept
-    this.onCatalogChange(() => { kept.changed() })
+    this.onCatalogChange((_columns, uids) => { kept.changed(uids) })
   }
 
   /** Connects the indexer: from now on writes record (and deliver) their index operations. */
@@ -119,13 +120,10 @@ export class ContentStore {
   async write<T> (fn: (write: Write) => Promise<T>, recordAlways = false): Promise<T> {
     const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
     const touched: string[] = []
-    let catalogChanged = false
+    const changed = new Set<string>()
     const result = await this.db.transaction(async tx => {
       const record = async (op: IndexOp, uids: string[]): Promise<void> => {
-        if (uids.length > 0 && !catalogChanged) {
-          catalogChanged = true
-          await this.db.notifications.notify(tx, CATALOG_CHANGED, this.writerId)
-        }
+        for (const uid of uids) changed.add(uid)
         if (operations === null && !recordAlways) return
         await this.outbox.record(tx, op, uids)
         touched.push(...uids)
@@ -142,14 +140,17 @@ export class ContentStore {
         }
         await record('index', catalogued.map(({ obj }) => obj.uid))
       }
-      return await fn({
+      const written = await fn({
         tx,
         reindex: async (obj, lineage) => { await reindexMany([{ obj, lineage, type: this.typeOf(obj) }]) },
         reindexMany,
         unindex: async uids => { await record('unindex', uids) }
       })
+      // At its commit, to every process: which objects changed (a change of more than a message holds is one of any).
+      if (changed.size > 0) await this.db.notifications.notify(tx, CATALOG_CHANGED, this.writerId, [...changed])
+      return written
     })
-    if (catalogChanged) for (const listener of this.catalogListeners) listener()
+    if (changed.size > 0) for (const listener of this.catalogListeners) listener(undefined, changed.size <= MAX_ITEMS ? [...changed] : undefined)
     if (operations !== null && touched.length > 0) await operations.deliver([...new Set(touched)])
     return result
   }
@@ -369,10 +370,10 @@ export class ContentStore {
     }
     if (operations !== null) statement.with('recorded', this.outbox.recordFrom('changed', 'index'))
     // A write's text depends on its shape only (which parts it has), never on its values.
-    const { rows } = await this.db.query<{ position: number }>(statement.sql(`SELECT uid, position, ${notification(p, CATALOG_CHANGED, this.writerId, columns)} FROM changed`),
+    const { rows } = await this.db.query<{ position: number }>(statement.sql(`SELECT uid, position, ${notification(p, CATALOG_CHANGED, this.writerId, columns, [result.obj.uid])} FROM changed`),
       statement.params, PREPARED)
     if (rows.length === 0) return null
-    for (const listener of this.catalogListeners) listener(columns)
+    for (const listener of this.catalogListeners) listener(columns, [result.obj.uid])
     if (operations !== null) await operations.deliver([result.obj.uid])
     return withChanges(result, { position: rows[0].position })
   }

@@ -15,13 +15,20 @@ export const CHANNEL = 'talks_changes'
 /**
  * `key` null: anything of the topic may have changed (a listening connection was lost and is back).
  * `parts`: which parts of what `key` names changed, when its sender said (the catalogue columns a
- * write changed); absent, any may have.
+ * write changed); absent, any may have. `items`: which items changed, when its sender said (the
+ * objects a write changed); absent, any may have.
  */
-export type ChangeListener = (key: string | null, parts?: readonly string[]) => void
+export type ChangeListener = (key: string | null, parts?: readonly string[], items?: readonly string[]) => void
+
+/**
+ * The most items a notification names (its payload may hold 8000 bytes): a
+ * change of more is sent as a change of any.
+ */
+export const MAX_ITEMS = 150
 
 export interface Notifications {
-  /** Tells every process, this one included, that `key` of `topic` changed; inside a transaction, at its commit. */
-  notify: (q: Queryable, topic: string, key?: string) => Promise<void>
+  /** Tells every process, this one included, that `key` of `topic` changed (`items` of it, when known); inside a transaction, at its commit. */
+  notify: (q: Queryable, topic: string, key?: string, items?: readonly string[]) => Promise<void>
   /** Hears every process's changes of `topic`. */
   onChange: (topic: string, listener: ChangeListener) => void
   /**
@@ -38,19 +45,23 @@ export interface Notifications {
  * committed; their echo is skipped). A change without a key — a lost
  * listening connection among them — is everybody's.
  */
-export const othersOnly = (own: string | undefined, changed: (parts?: readonly string[]) => void): ChangeListener => (key, parts) => {
+export const othersOnly = (own: string | undefined, changed: (parts?: readonly string[], items?: readonly string[]) => void): ChangeListener => (key, parts, items) => {
   if (key === null) changed()
-  else if (key !== own) changed(parts)
+  else if (key !== own) changed(parts, items)
 }
 
-const encode = (topic: string, key: string | undefined, parts?: readonly string[]): string =>
-  JSON.stringify(parts === undefined ? [topic, key ?? null] : [topic, key ?? null, parts])
+/** A message: its topic and key, then its parts (null: any) and its items (null: any), each only when it names them. */
+const encode = (topic: string, key: string | undefined, parts?: readonly string[], items?: readonly string[]): string => {
+  const named = items !== undefined && items.length <= MAX_ITEMS ? items : undefined
+  if (named !== undefined) return JSON.stringify([topic, key ?? null, parts ?? null, named])
+  return JSON.stringify(parts === undefined ? [topic, key ?? null] : [topic, key ?? null, parts])
+}
 
-/** The notification as an SQL expression, for a statement that notifies as part of its work (and says which `parts` it changed, when it knows). */
-export const notification = (p: (value: unknown) => string, topic: string, key?: string, parts?: readonly string[]): string =>
-  `pg_notify(${p(CHANNEL)}, ${p(encode(topic, key, parts))})`
+/** The notification as an SQL expression, for a statement that notifies as part of its work (and says which `parts` and `items` it changed, when it knows). */
+export const notification = (p: (value: unknown) => string, topic: string, key?: string, parts?: readonly string[], items?: readonly string[]): string =>
+  `pg_notify(${p(CHANNEL)}, ${p(encode(topic, key, parts, items))})`
 
-/** The parts a message names, when it names a list of them: anything else (a sender of an older version) means any part. */
+/** The parts (or items) a message names, when it names a list of them: anything else (a sender of an older version) means any. */
 const partsOf = (value: unknown): readonly string[] | undefined =>
   Array.isArray(value) && value.every(part => typeof part === 'string') ? value : undefined
 
@@ -63,15 +74,15 @@ class Listeners {
   }
 
   dispatch (payload: string | undefined): void {
-    let topic: unknown, key: unknown, parts: unknown
+    let topic: unknown, key: unknown, parts: unknown, items: unknown
     try {
-      [topic, key, parts] = JSON.parse(payload ?? '') as [unknown, unknown, unknown]
+      [topic, key, parts, items] = JSON.parse(payload ?? '') as [unknown, unknown, unknown, unknown]
     } catch {
       return // not ours
     }
     const named = typeof key === 'string' ? key : null
     // A message without a key names no parts: anything of the topic may have changed.
-    for (const listener of this.byTopic.get(String(topic)) ?? []) listener(named, named === null ? undefined : partsOf(parts))
+    for (const listener of this.byTopic.get(String(topic)) ?? []) listener(named, named === null ? undefined : partsOf(parts), named === null ? undefined : partsOf(items))
   }
 
   /** Everything may have changed. */
@@ -143,8 +154,8 @@ export function postgresNotifications (connectionString: string, applicationName
   }
 
   return {
-    async notify (q, topic, key) {
-      await q.query('SELECT pg_notify($1, $2)', [CHANNEL, encode(topic, key)])
+    async notify (q, topic, key, items) {
+      await q.query('SELECT pg_notify($1, $2)', [CHANNEL, encode(topic, key, undefined, items)])
     },
     onChange (topic, listener) {
       const first = listeners.empty
@@ -168,8 +179,8 @@ export async function embeddedNotifications (listen: (channel: string, callback:
   const listeners = new Listeners()
   await listen(CHANNEL, payload => { listeners.dispatch(payload) })
   return {
-    async notify (q, topic, key) {
-      await q.query('SELECT pg_notify($1, $2)', [CHANNEL, encode(topic, key)])
+    async notify (q, topic, key, items) {
+      await q.query('SELECT pg_notify($1, $2)', [CHANNEL, encode(topic, key, undefined, items)])
     },
     onChange (topic, listener) { listeners.add(topic, listener) },
     listening: true,
