@@ -3,6 +3,7 @@ import type { Catalog } from '../../core/catalog/catalog.js'
 import { CATALOG_CHANGED, KeptResults } from '../../core/catalog/kept-results.js'
 import { ResidentCatalog } from '../../core/catalog/resident/resident.js'
 import { othersOnly } from '../../core/db/notifications.js'
+import { FreshStatistics } from '../../core/db/statistics.js'
 import { Listings } from '../../core/catalog/listing.js'
 import { CatalogSearch, RANKED_CANDIDATES } from '../../core/catalog/search.js'
 import { KeptObjects } from '../../core/content/kept-objects.js'
@@ -68,5 +69,8 @@ export default fp(async fastify => {
   fastify.decorate('listings', new Listings({ db: fastify.db, parser, catalogSearch, store: content, serializer }))
   fastify.decorate('vocabularies', new Vocabularies(fastify.db, types))
   fastify.decorate('locks', new Locks(fastify.db, () => { kept.changed() }, content.writerId))
+  const statistics = new FreshStatistics(fastify.db, fastify.log)
+  statistics.start()
+  fastify.addHook('onClose', async () => { statistics.close() })
   fastify.log.debug({ types: [...types.types.keys()] }, 'content types loaded')
 }, { name: 'content', dependencies: ['db'] })

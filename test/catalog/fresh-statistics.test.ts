@@ -1,0 +1,29 @@
+import t from 'tap'
+import { FreshStatistics } from '../../core/db/statistics.js'
+import { build, silentLogger, talkBody } from '../helper.js'
+
+/**
+ * After a bulk import, the planner's statistics are renewed without
+ * autovacuum (this machine's PostgreSQL runs without it): the tables whose
+ * rows changed by more than autovacuum's threshold since their last analysis
+ * are analysed, the others are not, and a second look finds nothing to do.
+ */
+t.test('an import of 2 000 talks leaves the catalogue analysed', async t => {
+  const { app, call, tokenFor } = await build(t)
+  const admin = await tokenFor('admin')
+  const statistics = new FreshStatistics(app.db, silentLogger)
+  await statistics.look()
+  const changedSinceAnalysis = async (table: string): Promise<number> => Number((await app.db.query<{ n: string }>(
+    'SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relname = $1 AND schemaname = current_schema()', [table])).rows[0].n)
+  for (let batch = 0; batch < 2; batch++) {
+    const items = Array.from({ length: 1000 }, (_, i) => talkBody({ title: `Imported ${batch}-${i}` }))
+    t.equal((await call('POST', '/talks/@import', { items }, admin)).statusCode, 201)
+  }
+  // The statistics collector reports what a backend counted when its transaction ends: give it a moment.
+  for (let tries = 0; tries < 50 && await changedSinceAnalysis('catalog') < 2000; tries++) await new Promise(resolve => setTimeout(resolve, 100))
+  t.ok(await changedSinceAnalysis('catalog') >= 2000, 'the import changed 2 000 catalogue rows since the last analysis')
+  const analysed = await statistics.look()
+  t.ok(analysed.includes('catalog') && analysed.includes('content'), `the catalogue and the content were analysed (${analysed.join(', ')})`)
+  t.ok(await changedSinceAnalysis('catalog') < 1000, 'and their statistics are fresh')
+  t.same(await statistics.look(), [], 'a second look finds nothing stale')
+})
