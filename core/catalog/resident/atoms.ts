@@ -8,6 +8,8 @@ import { Bits } from './bits.js'
 export interface AtomSpec {
   key: string
   test: (doc: number) => boolean
+  /** The only documents that may pass, when a column knows them (a keyword value's documents): then only these are tested. */
+  candidates?: () => readonly number[]
 }
 
 interface Atom { spec: AtomSpec, set: Bits }
@@ -37,7 +39,11 @@ export class Atoms {
       return known.set
     }
     const set = new Bits(live.capacity)
-    live.forEach(doc => { if (spec.test(doc)) set.add(doc) })
+    if (spec.candidates !== undefined) {
+      for (const doc of spec.candidates()) if (live.has(doc) && spec.test(doc)) set.add(doc)
+    } else {
+      live.forEach(doc => { if (spec.test(doc)) set.add(doc) })
+    }
     const atom = { spec, set }
     if (set.byteSize <= this.budget) {
       this.kept.set(spec.key, atom)

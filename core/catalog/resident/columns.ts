@@ -1,5 +1,6 @@
 import type { IndexDefinition } from '../indexes.js'
 import { column } from '../catalog.js'
+import { Bits } from './bits.js'
 
 /**
  * How the resident catalogue holds one catalogue column: what it selects
@@ -21,6 +22,10 @@ export interface Column {
   compare: (a: number, b: number) => number
   isNull: (doc: number) => boolean
   byteSize: () => number
+  /** The documents holding `value` in their list, when the column keeps them by value (keyword columns): a filter is then read without a scan. */
+  docsWith?: (value: string) => readonly number[]
+  /** The live documents whose number lies within the bounds (numeric columns): one pass over a typed array. */
+  within?: (live: Bits, low: number | undefined, high: number | undefined) => Bits
 }
 
 /** Code-point order, as PostgreSQL compares text under the C collation (and Python's ZCatalog compares strings); JavaScript's `<` compares UTF-16 units. */
@@ -67,6 +72,14 @@ class NumberColumn implements Column {
   }
 
   byteSize (): number { return this.values.byteLength }
+
+  within (live: Bits, low = -Infinity, high = Infinity): Bits {
+    const { values } = this
+    const found = new Bits(live.capacity)
+    // NaN (missing) is neither ≥ nor ≤ anything: never within.
+    live.forEach(doc => { const value = values[doc]; if (value >= low && value <= high) found.add(doc) })
+    return found
+  }
 }
 
 /**
@@ -75,8 +88,10 @@ class NumberColumn implements Column {
  * sends a copy with every row.
  */
 class ValueColumn<T extends string | readonly string[] | boolean> implements Column {
-  private readonly values: Array<T | null> = []
+  protected readonly values: Array<T | null> = []
   private readonly shared = new Map<string, string>()
+  /** What the values hold besides their slots, kept as they change (counting them all would be a scan). */
+  private held = 0
   constructor (readonly index: IndexDefinition, readonly select: string, private readonly order: (a: T, b: T) => number) {}
 
   private intern (text: string): string {
@@ -89,13 +104,19 @@ class ValueColumn<T extends string | readonly string[] | boolean> implements Col
 
   set (doc: number, value: unknown): void {
     while (this.values.length <= doc) this.values.push(null)
+    this.held -= sizeOf(this.values[doc])
+    this.store(doc, value)
+    this.held += sizeOf(this.values[doc])
+  }
+
+  private store (doc: number, value: unknown): void {
     if (value === null || value === undefined) this.values[doc] = null
     else if (typeof value === 'string') this.values[doc] = this.intern(value) as T
     else if (Array.isArray(value)) this.values[doc] = Object.freeze(value.map(item => this.intern(String(item)))) as unknown as T
     else this.values[doc] = value as T
   }
 
-  clear (doc: number): void { if (doc < this.values.length) this.values[doc] = null }
+  clear (doc: number): void { if (doc < this.values.length) this.set(doc, null) }
   get (doc: number): T | null { return this.values[doc] ?? null }
   isNull (doc: number): boolean { return this.get(doc) === null }
   compare (a: number, b: number): number {
@@ -107,13 +128,75 @@ class ValueColumn<T extends string | readonly string[] | boolean> implements Col
   }
 
   byteSize (): number {
-    let bytes = this.values.length * 8
-    for (const value of this.values) {
-      if (typeof value === 'string') bytes += 16 + value.length
-      else if (Array.isArray(value)) bytes += 32 + value.length * 8
-    }
-    return bytes + this.shared.size * 48
+    return this.values.length * 8 + this.held + this.shared.size * 48
   }
+}
+
+/** Heap bytes of a value besides its slot (shared strings counted as if they were not: an estimate from above). */
+function sizeOf (value: unknown): number {
+  if (typeof value === 'string') return 16 + value.length
+  if (Array.isArray(value)) return 32 + value.length * 8
+  return 0
+}
+
+/**
+ * A list column (a keyword index) that also keeps, for each value, the
+ * documents holding it, in ascending order: the filter of a value (a
+ * principal, a subject, a path) is then read from its documents, not by a
+ * scan of every document — a user's first query costs microseconds, not a
+ * pass over the catalogue.
+ */
+class KeywordColumn extends ValueColumn<readonly string[]> {
+  private readonly byValue = new Map<string, number[]>()
+  private postings = 0
+
+  constructor (index: IndexDefinition, select: string) {
+    super(index, select, unordered)
+  }
+
+  override set (doc: number, value: unknown): void {
+    for (const old of this.get(doc) ?? []) this.unpost(old, doc)
+    super.set(doc, value)
+    for (const held of new Set(this.get(doc) ?? [])) this.post(held, doc)
+  }
+
+  docsWith (value: string): readonly number[] { return this.byValue.get(value) ?? [] }
+
+  private post (value: string, doc: number): void {
+    const docs = this.byValue.get(value)
+    if (docs === undefined) { this.byValue.set(value, [doc]); this.postings++; return }
+    // New documents have the highest numbers: most posts are appends.
+    if (docs[docs.length - 1] < doc) docs.push(doc)
+    else {
+      const at = lowerBound(docs, doc)
+      if (docs[at] === doc) return
+      docs.splice(at, 0, doc)
+    }
+    this.postings++
+  }
+
+  private unpost (value: string, doc: number): void {
+    const docs = this.byValue.get(value)
+    if (docs === undefined) return
+    const at = lowerBound(docs, doc)
+    if (docs[at] !== doc) return
+    docs.splice(at, 1)
+    this.postings--
+    if (docs.length === 0) this.byValue.delete(value)
+  }
+
+  override byteSize (): number { return super.byteSize() + this.postings * 8 + this.byValue.size * 64 }
+}
+
+function lowerBound (docs: number[], doc: number): number {
+  let low = 0
+  let high = docs.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (docs[middle] < doc) low = middle + 1
+    else high = middle
+  }
+  return low
 }
 
 const unordered = (): number => 0
@@ -130,7 +213,7 @@ export function columnOf (index: IndexDefinition): Column | null {
     case 'int':
     case 'long': return new NumberColumn(index, `${name}::float8`)
     case 'boolean': return new ValueColumn<boolean>(index, name, compareFlags)
-    case 'keyword': return new ValueColumn<readonly string[]>(index, name, unordered)
+    case 'keyword': return new KeywordColumn(index, name)
     case 'uuid': return new ValueColumn<string>(index, `${name}::text`, compareText)
     case 'field': return new ValueColumn<string>(index, name, compareText)
     case 'text': return null

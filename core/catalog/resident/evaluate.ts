@@ -35,12 +35,8 @@ export function matchesOf (state: ResidentState, query: Query, now: Date): Bits 
 
 /** The caller's principals against allowedRolesAndUsers, and (unless shown) only what is active at `now` or, with showInactiveOf, created by that user. */
 function accessOf (state: ResidentState, access: Access, now: Date): Bits {
-  const principals = [...new Set(access.principals)].sort()
-  const allowed = state.column('allowedRolesAndUsers')
-  const permitted = state.atoms.get({
-    key: `access\u0000${principals.join('\u0000')}`,
-    test: doc => { const tokens = allowed?.get(doc); return Array.isArray(tokens) && tokens.some(token => principals.includes(token)) }
-  }, state.live).clone()
+  // One filter a principal, shared by every caller who has it (a role, Anonymous); their union is a few word operations.
+  const permitted = union([...new Set(access.principals)].map(principal => keywordAtom(state, 'allowedRolesAndUsers', principal)))
   if (access.showInactive) return permitted
   const inactive = state.activity.inactiveAt(microseconds(now), state.live)
   if (access.showInactiveOf === undefined) return permitted.andNot(inactive)
@@ -58,7 +54,7 @@ function criterionSet (state: ResidentState, criterion: Criterion): Bits | null 
     case 'path': return union(criterion.paths.map(path => pathAtom(state, path, criterion.depth)))
     case 'keywords': {
       const held = state.column(criterion.index.name)
-      const sets = criterion.values.map(value => state.atoms.get({ key: `kw\u0000${criterion.index.name}\u0000${value}`, test: doc => holds(held?.get(doc), value) }, state.live))
+      const sets = criterion.values.map(value => keywordAtom(state, criterion.index.name, value))
       if (!criterion.all) return union(sets)
       // `@>` of no values: every document with a list.
       if (sets.length === 0) return scan(state, doc => held?.get(doc) !== null)
@@ -71,6 +67,17 @@ function criterionSet (state: ResidentState, criterion: Criterion): Bits | null 
     case 'anyOf': return anyOf(state, criterion.index, criterion.values)
     case 'range': return range(state, criterion.index, criterion.min, criterion.max)
   }
+}
+
+/** The filter of one value of a keyword index, read from the documents that hold it. */
+function keywordAtom (state: ResidentState, name: string, value: string): Bits {
+  const held = state.column(name)
+  const docsWith = held?.docsWith
+  return state.atoms.get({
+    key: `kw\u0000${name}\u0000${value}`,
+    test: doc => holds(held?.get(doc), value),
+    ...docsWith !== undefined ? { candidates: () => docsWith.call(held, value) } : {}
+  }, state.live)
 }
 
 const union = (sets: Bits[]): Bits => sets.reduce((all, set) => all.or(set), new Bits())
@@ -86,8 +93,10 @@ function pathAtom (state: ResidentState, path: string, depth: number): Bits {
   const parents = state.column('path_parents')
   const depths = state.column('path_depth')
   const levels = pathLevels(path, depth)
+  const docsWith = parents?.docsWith
   return state.atoms.get({
     key: `path\u0000${path}\u0000${depth}`,
+    ...docsWith !== undefined ? { candidates: () => docsWith.call(parents, path) } : {},
     test: doc => {
       if (!holds(parents?.get(doc), path)) return false
       if (levels === null) return true
@@ -128,6 +137,9 @@ function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?
   if (held === undefined || (index.kind === 'field' && !state.sortsText)) return null
   const low = min === undefined ? undefined : heldValue(index, min)
   const high = max === undefined ? undefined : heldValue(index, max)
+  if (held.within !== undefined && typeof (low ?? 0) === 'number' && typeof (high ?? 0) === 'number') {
+    return held.within(state.live, low as number | undefined, high as number | undefined)
+  }
   const order = (a: string | number | boolean, b: string | number | boolean): number =>
     typeof a === 'string' && typeof b === 'string' ? compareText(a, b) : Number(a) - Number(b)
   return scan(state, doc => {

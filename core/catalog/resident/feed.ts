@@ -49,19 +49,28 @@ export class ResidentFeed {
     await this.refresh(db)
   }
 
-  /** Applies what was written or removed since the last look. */
+  /**
+   * Applies what was written or removed since the last look, in one
+   * statement (one snapshot: a row and its removal are never seen half),
+   * which also answers where the next look starts: its own snapshot's xmin —
+   * a transaction it could not see has an id at least that.
+   */
   async refresh (db: Queryable): Promise<number> {
     if (this.mark === null) throw new Error('The resident catalogue refreshes only after it loaded.')
-    const next = await this.snapshotMark(db)
-    // One statement, one snapshot: a row and its removal are never seen half.
-    const { rows } = await db.query<ResidentRow & { removed: boolean }>(`SELECT false AS removed, ${this.select} FROM catalog WHERE changed_by >= $1::xid8
-      UNION ALL SELECT true, uid::text${this.values.map(() => ', NULL').join('')} FROM catalog_removed WHERE removed_by >= $1::xid8`, [this.mark])
-    const present = new Set(rows.filter(row => !row.removed).map(row => row.uid))
+    const nulls = this.values.map(() => ', NULL').join('')
+    const { rows } = await db.query<ResidentRow & { kind: 'row' | 'removed' | 'mark' }>(`SELECT 'row' AS kind, ${this.select} FROM catalog WHERE changed_by >= $1::xid8
+      UNION ALL SELECT 'removed', uid::text${nulls} FROM catalog_removed WHERE removed_by >= $1::xid8
+      UNION ALL SELECT 'mark', pg_snapshot_xmin(pg_current_snapshot())::text${nulls}`, [this.mark])
+    const present = new Set(rows.filter(row => row.kind === 'row').map(row => row.uid))
+    let next: string | null = null
     for (const row of rows) {
-      if (row.removed) { if (!present.has(row.uid)) this.state.remove(row.uid) } else this.state.put(row)
+      if (row.kind === 'mark') next = row.uid
+      else if (row.kind === 'row') this.state.put(row)
+      else if (!present.has(row.uid)) this.state.remove(row.uid)
     }
+    if (next === null) throw new Error('The catalogue\'s snapshot mark was not read.')
     this.mark = next
-    return rows.length
+    return rows.length - 1
   }
 }
 
