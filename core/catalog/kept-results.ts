@@ -129,13 +129,17 @@ export class KeptResults {
   /**
    * The rows a page of the resident catalogue names (`key`: which rows, as
    * whom), read by `read` unless kept ones are still exact at `now`; frozen.
+   * `until` (ms): the next moment an object becomes effective or expires.
    */
-  async rows (db: Queryable, key: string, now: Date, read: () => Promise<Array<Record<string, unknown>>>): Promise<ReadonlyArray<Record<string, unknown>>> {
-    return await this.kept(this.pagesKept, db, key, now, async () => {
+  async rows (key: string, now: Date, until: number, read: () => Promise<Array<Record<string, unknown>>>): Promise<ReadonlyArray<Record<string, unknown>>> {
+    const frozen = async (): Promise<ReadonlyArray<Record<string, unknown>>> => {
       const rows = await read()
       for (const row of rows) Object.freeze(row)
       return Object.freeze(rows)
-    })
+    }
+    if (!this.notifications.listening) return await frozen()
+    // The resident catalogue knows until when its effective/expiry state holds: no statement to ask it.
+    return await this.pagesKept.read(key, now.getTime(), async () => ({ value: await frozen(), until }))
   }
 
   /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */

@@ -83,7 +83,7 @@ export class CatalogSearch {
   /** PostgreSQL's rank of some objects for a full-text query: what the resident catalogue orders its most recent matches by. */
   async rankOf (db: Queryable, uids: string[], tsquery: string): Promise<Map<string, number>> {
     const { rows } = await db.query<{ uid: string, rank: number }>(`SELECT uid::text AS uid, ts_rank_cd(searchable, to_tsquery('simple', $2)) AS rank
-      FROM catalog WHERE uid = ANY($1::uuid[])`, [uids, tsquery])
+      FROM catalog WHERE uid = ANY($1::uuid[])`, [uids, tsquery], { prepared: true })
     return new Map(rows.map(row => [row.uid, row.rank]))
   }
 
@@ -92,18 +92,19 @@ export class CatalogSearch {
    * as the caller may see them now: a row that changed since so that the
    * caller may no longer see it is left out rather than shown.
    */
-  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date): Promise<ReadonlyArray<Record<string, unknown>>> {
+  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date, until: number): Promise<ReadonlyArray<Record<string, unknown>>> {
     if (uids.length === 0) return []
     const params: unknown[] = [uids]
     const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
     const sql = `SELECT ${metadata}uid::text AS uid FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p, now)}`
     const read = async (): Promise<Array<Record<string, unknown>>> => {
-      const { rows } = await db.query<Record<string, unknown>>(sql, params)
+      // One text for each set of columns and kind of caller: kept prepared, as the traversal's.
+      const { rows } = await db.query<Record<string, unknown>>(sql, params, { prepared: true })
       const byUid = new Map(rows.map(row => [row.uid as string, row]))
       return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
     }
     // Kept as the SQL engine's pages are: the same page asked again is answered from memory until the next write.
-    return this.kept === undefined ? await read() : await this.kept.rows(db, JSON.stringify([sql, params.map(v => v === now ? null : v)]), now, read)
+    return this.kept === undefined ? await read() : await this.kept.rows(JSON.stringify([sql, params.map(v => v === now ? null : v)]), now, until, read)
   }
 
   /** A query index by name: 400 when there is none. */
@@ -270,7 +271,7 @@ export class CatalogSearch {
     // `sort_limit` caps the total as it caps the rows.
     const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
     const resident = this.resident === undefined ? null : await this.resident.answer(query, query.start, limit, now)
-    if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, metadata, now) }
+    if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, metadata, now, resident.until) }
     const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
     const page = (start: number, size: number): string => ranked
       ? this.rankedPage(metadata, where, rank, size, start)

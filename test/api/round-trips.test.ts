@@ -86,13 +86,14 @@ t.test('statements per request (the SQL engine: RESIDENT_CATALOG=false)', async 
   t.same(listings.map(r => r.statusCode), Array(10).fill(200))
   t.same(new Set(listings.map(r => r.body)).size, 1, 'and every caller got the same answer')
   const sentByCrowd = crowd.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60))
-  t.equal(sentByCrowd.length, 4, `ten @search callers right after a write: traversal, the effective/expiry look-up, the page, the count, once (${sentByCrowd.join(' | ')})`)
+  // The site root's traversal stays kept: the write changed a talk, not the root (kept objects forget only what a write changed).
+  t.equal(sentByCrowd.length, 3, `ten @search callers right after a write: the effective/expiry look-up, the page, the count, once (${sentByCrowd.join(' | ')})`)
   // An edit that changes no column the query filters on (a description) leaves its count kept: the page is read again, not counted.
   t.equal((await call('PATCH', '/talks/talk-3', { description: 'Changed once more' }, admin)).statusCode, 204)
   const afterEdit: string[] = []
   t.equal((await requestContext.run(afterEdit, async () => await call('GET', '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=5', undefined, admin))).statusCode, 200)
   const sentAfterEdit = afterEdit.map(sql => sql.replace(/\s+/g, ' ').trim().slice(0, 60))
-  t.equal(sentAfterEdit.length, 2, `@search after a description was edited: traversal and the page, no count (${sentAfterEdit.join(' | ')})`)
+  t.equal(sentAfterEdit.length, 1, `@search after a description was edited: the page, no count, no traversal (${sentAfterEdit.join(' | ')})`)
   t.notOk(sentAfterEdit.some(sql => sql.includes('count(*)')), 'the count is kept')
   // A locked object is never kept: its lock ends with time, which no write announces.
   const { token: lockToken } = (await call('POST', '/talks/talk-1/@lock', {}, admin)).json()

@@ -148,3 +148,21 @@ t.test('random writes and random queries: the resident process answers as Postgr
   t.ok(after.answered - before.answered > compared * 0.8, `the resident catalogue answered ${after.answered - before.answered} of ${compared} queries itself`)
   t.pass(`${compared} queries compared`)
 })
+
+t.test('a full-text page ranked again after its documents changed: the kept ranks of changed documents are not used', async t => {
+  const made: string[] = []
+  for (let i = 0; i < 6; i++) {
+    const res = await resident.call('POST', '/talks', talkBody({ title: `Ranked ${i}`, description: `zeta ${'filler '.repeat(i * 3)}end` }), tokens.admin)
+    made.push(new URL(res.json()['@id']).pathname)
+  }
+  const url = '/@search?SearchableText=zeta&b_size=10&metadata_fields=UID'
+  const order = async (app: TestApp): Promise<string> => await answer(app, url, 'admin')
+  t.equal(await order(resident), await order(oracle), 'ranked as PostgreSQL ranks')
+  // The weakest match becomes the strongest, through either process: the next query must rank it first.
+  for (const [i, app] of [[5, resident], [4, oracle]] as const) {
+    t.equal((await app.call('PATCH', made[i], { description: 'zeta zeta zeta zeta zeta zeta' }, tokens.admin)).statusCode, 204)
+    await agree(t, url, 'admin', app === resident)
+    const first = JSON.parse(await order(resident)).items[0][1]
+    t.equal(first, `Ranked ${i}`, `the changed talk ranks first (${String(first)})`)
+  }
+})

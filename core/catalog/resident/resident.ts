@@ -12,8 +12,8 @@ import { pageOf, type Walk } from './page.js'
 import { ResidentState } from './state.js'
 import type { SortedOrder } from './sorted-order.js'
 
-/** A page as the resident catalogue answers it: the uids in order, and how many match in all. */
-export interface ResidentPage { total: number, uids: string[] }
+/** A page as the resident catalogue answers it: the uids in order, how many match in all, and until when (ms) that holds without a write. */
+export interface ResidentPage { total: number, uids: string[], until: number }
 
 /** Ranks full-text matches (uids) for a tsquery: PostgreSQL's ts_rank_cd, the rank the catalogue orders by. */
 export type Ranker = (uids: string[], tsquery: string) => Promise<Map<string, number>>
@@ -29,6 +29,9 @@ export interface ResidentOptions {
 const LOOK_EVERY_MS = 5000
 const RETRY_MS = 1000
 const DROP_TOMBSTONES_EVERY_MS = 10 * 60 * 1000
+
+/** Full-text queries whose candidates' ranks are kept: at most 250 ranks each, some 15 MB in all. */
+const KEPT_RANKED_QUERIES = 1000
 
 const nextTurn = async (): Promise<void> => { await new Promise<void>(resolve => setImmediate(resolve)) }
 
@@ -57,6 +60,8 @@ export class ResidentCatalog {
   private readonly timers: NodeJS.Timeout[] = []
   private readonly background = new AsyncResource('ResidentCatalog')
   private loadedListeners: Array<() => void> = []
+  /** Ranks of recent full-text queries' candidates (`ranksOf`), the least recently asked query first out. */
+  private readonly ranks = new Map<string, Map<number, { version: number, rank: number }>>()
   /** Queries answered here, and queries left to PostgreSQL. */
   readonly counts = { answered: 0, declined: 0 }
 
@@ -83,6 +88,8 @@ export class ResidentCatalog {
     try {
       const { rows: [{ collation }] } = await this.db.query<{ collation: string }>('SELECT datcollate AS collation FROM pg_database WHERE datname = current_database()')
       ;[this.state, this.feed] = this.fresh(['C', 'POSIX', 'C.UTF-8', 'C.utf8'].includes(collation))
+      // Kept ranks name the documents of the state they were asked in.
+      this.ranks.clear()
       await this.feed.load(this.db, nextTurn)
       await this.state.buildOrders(nextTurn)
       // What changed while the orders were built.
@@ -174,10 +181,12 @@ export class ResidentCatalog {
     if (matches === null) return null
     const count = matches.count()
     const uidsOf = (docs: number[]): string[] => docs.map(doc => state.uidOf(doc))
-    if (ranked) return { total: count, uids: await this.rankedPage(state, matches, count, tsquery, start, limit) }
+    // Results kept until the next write, or the next moment an object becomes effective or expires (the filter's).
+    const until = query.showInactive ? Infinity : Math.floor(state.activity.holdsUntil / 1000)
+    if (ranked) return { total: count, uids: await this.rankedPage(state, matches, count, tsquery, start, limit), until }
     const created = state.orders.get('created') as SortedOrder
     if (orderIndex === null) {
-      return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, visit => { created.ascending(visit) }, state.tieBreak)) }
+      return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, visit => { created.ascending(visit) }, state.tieBreak)), until }
     }
     const order = state.orders.get(orderIndex.name) as SortedOrder
     const held = state.column(orderIndex.name)
@@ -189,7 +198,7 @@ export class ResidentCatalog {
           return nulls !== 0 ? nulls : held.compare(b, a) || state.tieBreak(a, b)
         }
       : (a: number, b: number): number => held.compare(a, b) || state.tieBreak(a, b)
-    return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, walk, compare)) }
+    return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, walk, compare)), until }
   }
 
   /**
@@ -202,12 +211,44 @@ export class ResidentCatalog {
     const newestFirst = (a: number, b: number): number => state.tieBreak(b, a)
     const recent = pageOf(state, matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), visit => { created.reversed(visit) }, newestFirst)
     const candidates = recent.slice(0, this.options.rankedCandidates).map(doc => state.uidOf(doc))
-    const ranks = await this.rank(candidates, tsquery)
+    const ranks = await this.ranksOf(state, recent.slice(0, this.options.rankedCandidates), tsquery)
     // A candidate removed meanwhile has no rank: it is left out, as the table would leave it.
     const ranked = candidates.filter(uid => ranks.has(uid)).map((uid, i) => ({ uid, i, rank: ranks.get(uid) as number }))
     // Candidates come newest first: the oldest of equal rank first is the last of them.
     ranked.sort((a, b) => b.rank - a.rank || b.i - a.i)
     return [...ranked.map(r => r.uid), ...recent.slice(this.options.rankedCandidates).map(doc => state.uidOf(doc))].slice(start, start + limit)
+  }
+
+  /**
+   * PostgreSQL's ranks of these documents for a tsquery, by uid: those kept
+   * from an earlier query of the same words whose documents have not changed
+   * since (a rank depends on the document's words alone), the others asked
+   * for (ts_rank_cd reads each document's words: 250 of them cost PostgreSQL
+   * milliseconds, and the commonest words are asked again and again).
+   */
+  private async ranksOf (state: ResidentState, docs: number[], tsquery: string): Promise<Map<string, number>> {
+    const kept = this.ranks.get(tsquery) ?? new Map<number, { version: number, rank: number }>()
+    this.ranks.delete(tsquery)
+    this.ranks.set(tsquery, kept)
+    if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.keys().next().value as string)
+    const ranks = new Map<string, number>()
+    const missing: number[] = []
+    for (const doc of docs) {
+      const known = kept.get(doc)
+      if (known !== undefined && known.version === state.versionOf(doc)) ranks.set(state.uidOf(doc), known.rank)
+      else missing.push(doc)
+    }
+    if (missing.length === 0) return ranks
+    // The versions before asking: a document changed meanwhile is asked again next time.
+    const versions = missing.map(doc => state.versionOf(doc))
+    const asked = await this.rank(missing.map(doc => state.uidOf(doc)), tsquery)
+    missing.forEach((doc, i) => {
+      const rank = asked.get(state.uidOf(doc))
+      if (rank === undefined) return
+      ranks.set(state.uidOf(doc), rank)
+      kept.set(doc, { version: versions[i], rank })
+    })
+    return ranks
   }
 
   /** Resolves once the catalogue is loaded (at once when it is). */

@@ -27,6 +27,8 @@ export class ResidentState {
   /** Sorted orders by index name; `created` is also the catalogue order. */
   readonly orders = new Map<string, SortedOrder>()
   private readonly uids: string[] = []
+  /** How many times each document changed: what is kept of a document (a rank) holds while its version does. */
+  private versions = new Uint32Array(1024)
   private readonly docOf = new Map<string, number>()
   private readonly created: Column
 
@@ -57,6 +59,17 @@ export class ResidentState {
   }
 
   get size (): number { return this.docOf.size }
+  versionOf (doc: number): number { return this.versions[doc] ?? 0 }
+
+  private changedVersion (doc: number): void {
+    if (doc >= this.versions.length) {
+      const grown = new Uint32Array(Math.max(doc + 1, this.versions.length * 2))
+      grown.set(this.versions)
+      this.versions = grown
+    }
+    this.versions[doc]++
+  }
+
   uidOf (doc: number): string { return this.uids[doc] }
   docNumber (uid: string): number | undefined { return this.docOf.get(uid) }
   column (name: string): Column | undefined { return this.columns.get(name) }
@@ -96,6 +109,7 @@ export class ResidentState {
     for (const held of this.columns.values()) held.set(doc, row[held.index.name])
     if ('searchable' in row) this.text.set(doc, row.searchable ?? null)
     this.live.add(doc)
+    this.changedVersion(doc)
     for (const order of this.orders.values()) order.insert(doc)
     this.atoms.changed(doc, true)
     this.activity.changed(doc, true)
@@ -106,6 +120,7 @@ export class ResidentState {
     if (doc === undefined) return
     for (const order of this.orders.values()) order.remove(doc)
     this.live.delete(doc)
+    this.changedVersion(doc)
     this.docOf.delete(uid)
     this.text.remove(doc)
     for (const held of this.columns.values()) held.clear(doc)
