@@ -104,7 +104,7 @@ export class CatalogSearch {
       return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
     }
     // Kept as the SQL engine's pages are: the same page asked again is answered from memory until the next write.
-    return this.kept === undefined ? await read() : await this.kept.rows(JSON.stringify([sql, params.map(v => v === now ? null : v)]), now, until, read)
+    return this.kept === undefined ? await read() : await this.kept.rows(JSON.stringify([sql, params.map(v => v === now ? null : v)]), uids, now, until, read)
   }
 
   /** A query index by name: 400 when there is none. */

@@ -45,7 +45,7 @@ export default fp(async fastify => {
   fastify.decorate('contentTypes', types)
   fastify.decorate('catalog', catalog)
   const results = new KeptResults(fastify.db.notifications, content.writerId)
-  content.onCatalogChange(columns => { results.changed(columns) })
+  content.onCatalogChange((columns, uids) => { results.changed(columns, uids) })
   const kept = new KeptObjects(fastify.db.notifications, content.writerId)
   content.keepReads(kept)
   const catalogSearch = new CatalogSearch(types, results)
