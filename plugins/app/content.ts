@@ -53,7 +53,7 @@ export default fp(async fastify => {
     const resident = new ResidentCatalog(fastify.db, () => types.indexes.values(), fastify.db.notifications,
       { filterBytes: fastify.config.RESIDENT_FILTER_BYTES, rankedCandidates: RANKED_CANDIDATES }, fastify.log,
       async (uids, tsquery) => await catalogSearch.rankOf(fastify.db, uids, tsquery))
-    content.onCatalogChange(() => { resident.changed(true) })
+    content.onCatalogChange(() => { resident.changed() })
     fastify.db.notifications.onChange(CATALOG_CHANGED, othersOnly(content.writerId, () => { resident.changed() }))
     catalogSearch.useResident(resident)
     resident.start()

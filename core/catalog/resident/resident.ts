@@ -42,8 +42,9 @@ const nextTurn = async (): Promise<void> => { await new Promise<void>(resolve =>
  * follows it (feed.ts), and every query it cannot answer exactly — before it
  * has loaded, while notifications are not heard, after a failed read, or for
  * a criterion it leaves to SQL — answers null, and the caller asks
- * PostgreSQL. A query waits until this process's own writes are applied;
- * other processes' are applied as their notifications arrive (`changed`).
+ * PostgreSQL. A query waits until every change this process has heard of
+ * (its own writes before they answered, other processes' notifications) is
+ * applied: a caller never reads less than what it could have seen in the table.
  */
 export class ResidentCatalog {
   private state: ResidentState
@@ -53,8 +54,6 @@ export class ResidentCatalog {
   /** Changes heard of, and changes applied (counters: a query waits until applied reaches what was heard when it came). */
   private heard = 0
   private applied = 0
-  /** The change count a query must see applied: the last of this process's own writes. */
-  private mustApply = 0
   private refreshing = false
   private waiting: Array<{ until: number, resolve: (caughtUp: boolean) => void }> = []
   private lastLook = 0
@@ -118,18 +117,9 @@ export class ResidentCatalog {
     retry.unref()
   }
 
-  /**
-   * The catalogue table changed: this process's write (`own`, before it
-   * answers), or another's, as its notification arrives. A query waits for
-   * this process's own writes to be applied (read-your-writes within a
-   * process, as before); another process's are applied as soon as they are
-   * heard, a refresh later — milliseconds, as a ZEO client's cache hears of
-   * another's commit — without making every query of this process wait
-   * behind each refresh.
-   */
-  changed (own = false): void {
+  /** The catalogue table changed (this process's write, before it answers; another's, as its notification arrives). */
+  changed (): void {
     this.heard++
-    if (own) this.mustApply = this.heard
     // The refresh is the process's work, not the request's that wrote (its async context: what it counts and traces).
     this.background.runInAsyncScope(() => { this.pump() })
   }
@@ -159,10 +149,10 @@ export class ResidentCatalog {
     })()
   }
 
-  /** Whether this process's own writes are applied (waiting for them when not). */
+  /** Whether every change heard of until now is applied (waiting for it when not). */
   private async caughtUp (): Promise<boolean> {
-    if (this.applied >= this.mustApply) return true
-    const until = this.mustApply
+    if (this.applied >= this.heard) return true
+    const until = this.heard
     return await new Promise<boolean>(resolve => { this.waiting.push({ until, resolve }) })
   }
 
