@@ -263,15 +263,16 @@ export class CatalogSearch {
    */
   async search (db: Queryable, query: Query, columns?: string[]): Promise<CatalogResult> {
     const now = new Date()
-    const params: unknown[] = []
-    const { clauses, rank, columns: filtered } = this.where(query, params, now)
-    const where = clauses.join(' AND ')
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
     const metadata = this.metadataColumns(columns)
     // `sort_limit` caps the total as it caps the rows.
     const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
     const resident = this.resident === undefined ? null : await this.resident.answer(query, query.start, limit, now)
     if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, metadata, now, resident.until) }
+    // Only a query the resident catalogue left to PostgreSQL is rendered to SQL.
+    const params: unknown[] = []
+    const { clauses, rank, columns: filtered } = this.where(query, params, now)
+    const where = clauses.join(' AND ')
     const ranked = rank !== null && (query.sort.length === 0 || 'relevance' in query.sort[0])
     const page = (start: number, size: number): string => ranked
       ? this.rankedPage(metadata, where, rank, size, start)

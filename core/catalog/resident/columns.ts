@@ -28,16 +28,16 @@ export interface Column {
   within?: (live: Bits, low: number | undefined, high: number | undefined) => Bits
 }
 
+/** A UTF-16 unit's place in code-point order: a surrogate (0xD800–0xDFFF) stands for a code point above 0xFFFF, above every other unit. */
+const codePointRank = (unit: number): number => unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit
+
 /** Code-point order, as PostgreSQL compares text under the C collation (and Python's ZCatalog compares strings); JavaScript's `<` compares UTF-16 units. */
 export function compareText (a: string, b: string): number {
   const n = Math.min(a.length, b.length)
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i)
     const y = b.charCodeAt(i)
-    if (x === y) continue
-    // A surrogate (0xD800–0xDFFF) stands for a code point above 0xFFFF: above every other unit.
-    const high = (u: number): number => u >= 0xd800 && u <= 0xdfff ? u + 0x10000 : u
-    return high(x) - high(y)
+    if (x !== y) return codePointRank(x) - codePointRank(y)
   }
   return a.length - b.length
 }

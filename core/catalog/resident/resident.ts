@@ -210,8 +210,9 @@ export class ResidentCatalog {
     const created = state.orders.get('created') as SortedOrder
     const newestFirst = (a: number, b: number): number => state.tieBreak(b, a)
     const recent = pageOf(state, matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), visit => { created.reversed(visit) }, newestFirst)
-    const candidates = recent.slice(0, this.options.rankedCandidates).map(doc => state.uidOf(doc))
-    const ranks = await this.ranksOf(state, recent.slice(0, this.options.rankedCandidates), tsquery)
+    const candidateDocs = recent.slice(0, this.options.rankedCandidates)
+    const candidates = candidateDocs.map(doc => state.uidOf(doc))
+    const ranks = await this.ranksOf(state, candidateDocs, tsquery)
     // A candidate removed meanwhile has no rank: it is left out, as the table would leave it.
     const ranked = candidates.filter(uid => ranks.has(uid)).map((uid, i) => ({ uid, i, rank: ranks.get(uid) as number }))
     // Candidates come newest first: the oldest of equal rank first is the last of them.
