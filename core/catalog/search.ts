@@ -101,10 +101,22 @@ export class CatalogSearch {
       const params: unknown[] = [uids]
       const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
       // One text for each kind of caller: kept prepared, as the traversal's.
-      const { rows } = await db.query<MetadataRow>(`SELECT ${this.metadataColumns()}uid::text AS uid, changed_by::text AS changed_by
-        FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p, now)}`, params, { prepared: true })
+      const { rows } = await db.query<MetadataRow>(this.ofThese(`${this.metadataColumns()}uid::text AS uid, changed_by::text AS changed_by`, access, p, now), params, { prepared: true })
       return rows
     })
+  }
+
+  /**
+   * SQL selecting `columns` of the catalogue rows whose uids are `$1`, of
+   * those the caller may see at `at`. The rows by primary key first, then the
+   * access clause on them alone: left to choose, the planner may combine the
+   * primary key with the principals' index and read tens of thousands of its
+   * entries for 25 rows (it did, on a freshly seeded catalogue of 100,000
+   * talks: 1.5 backends busy on the statement of the pages' rows alone).
+   */
+  private ofThese (columns: string, access: Access, p: (value: unknown) => string, at: Date): string {
+    return `WITH these AS MATERIALIZED (SELECT * FROM catalog WHERE uid = ANY($1::uuid[]))
+      SELECT ${columns} FROM these WHERE ${this.accessClause(access, p, at)}`
   }
 
   /** A query index by name: 400 when there is none. */
@@ -132,7 +144,7 @@ export class CatalogSearch {
     if (uids.length === 0) return new Set()
     const params: unknown[] = [uids]
     const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-    const { rows } = await db.query<{ uid: string }>(`SELECT uid FROM catalog WHERE uid = ANY($1::uuid[]) AND ${this.accessClause(access, p)}`, params)
+    const { rows } = await db.query<{ uid: string }>(this.ofThese('uid', access, p, new Date()), params)
     return new Set(rows.map(r => r.uid))
   }
 
