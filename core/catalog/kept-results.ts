@@ -69,12 +69,14 @@ export class KeptResults {
   /** The columns a query depends on are a list every query of one kind shares: only its totals count as its own. */
   private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(TOTALS_BYTES, kept => heapBytes(kept.totals))
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(PAGE_BYTES)
+  /** The rows of the resident catalogue's pages (its pages and totals are its own): which rows a page shows is decided there, so only a change of one of them makes them stale. */
+  private readonly rowsKept = new Kept<{ rows: ReadonlyArray<Record<string, unknown>>, asked: readonly string[] }>(PAGE_BYTES, kept => heapBytes(kept.rows) + kept.asked.length * 64)
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(STABLE_BYTES)
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
-    notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, columns => { this.changed(columns) }))
+    notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, (columns, uids) => { this.changed(columns, uids) }))
   }
 
   /**
@@ -83,9 +85,15 @@ export class KeptResults {
    * the totals of queries that neither filter nor count facets on any of them
    * still hold: an edited description moves no object in or out of a listing.
    */
-  changed (columns?: readonly string[]): void {
+  changed (columns?: readonly string[], uids?: readonly string[]): void {
     const affects = (dependsOn: readonly string[]): boolean => columns === undefined || columns.some(column => dependsOn.includes(column))
     this.pagesKept.clear()
+    if (uids === undefined) this.rowsKept.clear()
+    else {
+      const changed = new Set(uids)
+      // The uids asked for, not only those found: a row the caller could not see may be one it can now.
+      this.rowsKept.clearWhere(kept => kept.asked.some(uid => changed.has(uid)))
+    }
     this.totalsKept.clearWhere(totals => affects(totals.dependsOn))
     if (affects(STABLE_DEPENDS_ON)) this.stable.clear()
   }
@@ -124,6 +132,23 @@ export class KeptResults {
     const rows = windows.flat()
     const end = endShown(rows.length, from, windows.length * size)
     return { rows: rows.slice(start - from, start - from + limit), ...(end !== undefined ? { end } : {}) }
+  }
+
+  /**
+   * The rows a page of the resident catalogue names (`key`: which rows, as
+   * whom), read by `read` unless kept ones are still exact at `now`; frozen.
+   * `until` (ms): the next moment an object becomes effective or expires; `asked`: the uids
+   * asked for, a change of any of which makes them stale.
+   */
+  async rows (key: string, asked: readonly string[], now: Date, until: number, read: () => Promise<Array<Record<string, unknown>>>): Promise<ReadonlyArray<Record<string, unknown>>> {
+    const frozen = async (): Promise<ReadonlyArray<Record<string, unknown>>> => {
+      const rows = await read()
+      for (const row of rows) Object.freeze(row)
+      return Object.freeze(rows)
+    }
+    if (!this.notifications.listening) return await frozen()
+    // The resident catalogue knows until when its effective/expiry state holds: no statement to ask it.
+    return (await this.rowsKept.read(key, now.getTime(), async () => ({ value: { rows: await frozen(), asked }, until }))).rows
   }
 
   /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */

@@ -7,8 +7,7 @@ import { column, TIE_BREAKERS } from './catalog.js'
 import { endShown, type KeptResults, type Totals } from './kept-results.js'
 import { renderTsquery } from './tsquery.js'
 import type { IndexDefinition } from './indexes.js'
-import type { ResidentCatalog, ResidentPage } from './resident/resident.js'
-import type { MetadataRow } from './resident/rows.js'
+import type { ResidentCatalog } from './resident/resident.js'
 
 export interface CatalogResult {
   total: number
@@ -89,21 +88,23 @@ export class CatalogSearch {
   }
 
   /**
-   * The catalogue rows of a page the resident catalogue found, in its order:
-   * every metadata column, whichever the caller asked for (a row is kept for
-   * every page that shows it, core/catalog/resident/rows.ts). A row read here
-   * is read as the caller may see it now: one that changed since so that
-   * the caller may no longer see it is left out rather than shown.
+   * The catalogue rows of a page the resident catalogue found, in its order,
+   * as the caller may see them now: a row that changed since so that the
+   * caller may no longer see it is left out rather than shown.
    */
-  private async rowsOf (db: Queryable, resident: ResidentCatalog, page: ResidentPage, access: Access, now: Date): Promise<ReadonlyArray<Record<string, unknown>>> {
-    if (page.uids.length === 0) return []
-    return await resident.rowsOf(page, async uids => {
-      const params: unknown[] = [uids]
-      const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-      // One text for each kind of caller: kept prepared, as the traversal's.
-      const { rows } = await db.query<MetadataRow>(this.ofThese(`${this.metadataColumns()}uid::text AS uid, changed_by::text AS changed_by`, access, p, now), params, { prepared: true })
-      return rows
-    })
+  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date, until: number): Promise<ReadonlyArray<Record<string, unknown>>> {
+    if (uids.length === 0) return []
+    const params: unknown[] = [uids]
+    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
+    const sql = this.ofThese(`${metadata}uid::text AS uid`, access, p, now)
+    const read = async (): Promise<Array<Record<string, unknown>>> => {
+      // One text for each set of columns and kind of caller: kept prepared, as the traversal's.
+      const { rows } = await db.query<Record<string, unknown>>(sql, params, { prepared: true })
+      const byUid = new Map(rows.map(row => [row.uid as string, row]))
+      return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
+    }
+    // Kept as the SQL engine's pages are: the same page asked again is answered from memory until the next write.
+    return this.kept === undefined ? await read() : await this.kept.rows(JSON.stringify([sql, params.map(v => v === now ? null : v)]), uids, now, until, read)
   }
 
   /**
@@ -276,12 +277,11 @@ export class CatalogSearch {
   async search (db: Queryable, query: Query, columns?: string[]): Promise<CatalogResult> {
     const now = new Date()
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
+    const metadata = this.metadataColumns(columns)
     // `sort_limit` caps the total as it caps the rows.
     const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
-    const resident = this.resident
-    const answered = resident === undefined ? null : await resident.answer(query, query.start, limit, now)
-    if (resident !== undefined && answered !== null) return { total: capped(answered.total), rows: await this.rowsOf(db, resident, answered, query, now) }
-    const metadata = this.metadataColumns(columns)
+    const resident = this.resident === undefined ? null : await this.resident.answer(query, query.start, limit, now)
+    if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, metadata, now, resident.until) }
     // Only a query the resident catalogue left to PostgreSQL is rendered to SQL.
     const params: unknown[] = []
     const { clauses, rank, columns: filtered } = this.where(query, params, now)

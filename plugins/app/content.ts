@@ -45,13 +45,13 @@ export default fp(async fastify => {
   fastify.decorate('contentTypes', types)
   fastify.decorate('catalog', catalog)
   const results = new KeptResults(fastify.db.notifications, content.writerId)
-  content.onCatalogChange(columns => { results.changed(columns) })
+  content.onCatalogChange((columns, uids) => { results.changed(columns, uids) })
   const kept = new KeptObjects(fastify.db.notifications, content.writerId)
   content.keepReads(kept)
   const catalogSearch = new CatalogSearch(types, results)
   if (fastify.config.RESIDENT_CATALOG) {
     const resident = new ResidentCatalog(fastify.db, () => types.indexes.values(), fastify.db.notifications,
-      { filterBytes: fastify.config.RESIDENT_FILTER_BYTES, rowBytes: fastify.config.RESIDENT_ROW_BYTES, rankedCandidates: RANKED_CANDIDATES }, fastify.log,
+      { filterBytes: fastify.config.RESIDENT_FILTER_BYTES, rankedCandidates: RANKED_CANDIDATES }, fastify.log,
       async (uids, tsquery) => await catalogSearch.rankOf(fastify.db, uids, tsquery))
     content.onCatalogChange(() => { resident.changed() })
     fastify.db.notifications.onChange(CATALOG_CHANGED, othersOnly(content.writerId, () => { resident.changed() }))

@@ -45,6 +45,9 @@ export class Activity {
     return this.inactive
   }
 
+  /** Until when (microseconds) the set computed for the last moment asked holds. */
+  get holdsUntil (): number { return this.until }
+
   changed (doc: number, live: boolean): void {
     if (this.at === Infinity) return
     if (live && this.isInactive(doc, this.at)) this.inactive.add(doc)

@@ -25,7 +25,7 @@ export class ResidentFeed {
 
   constructor (private readonly state: ResidentState, withText: boolean) {
     this.values = [...withText ? ['searchable::text AS searchable'] : [], ...[...state.columns.values()].map(held => `${held.select} AS ${column(held.index)}`)]
-    this.select = ['uid::text AS uid', 'changed_by::text AS changed_by', ...this.values].join(', ')
+    this.select = ['uid::text AS uid', ...this.values].join(', ')
   }
 
   private async snapshotMark (db: Queryable): Promise<string> {
@@ -57,7 +57,7 @@ export class ResidentFeed {
    */
   async refresh (db: Queryable): Promise<number> {
     if (this.mark === null) throw new Error('The resident catalogue refreshes only after it loaded.')
-    const nulls = ['changed_by', ...this.values].map(() => ', NULL').join('')
+    const nulls = this.values.map(() => ', NULL').join('')
     const { rows } = await db.query<ResidentRow & { kind: 'row' | 'removed' | 'mark' }>(`SELECT 'row' AS kind, ${this.select} FROM catalog WHERE changed_by >= $1::xid8
       UNION ALL SELECT 'removed', uid::text${nulls} FROM catalog_removed WHERE removed_by >= $1::xid8
       UNION ALL SELECT 'mark', pg_snapshot_xmin(pg_current_snapshot())::text${nulls}`, [this.mark])

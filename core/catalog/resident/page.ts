@@ -5,25 +5,17 @@ import type { ResidentState } from './state.js'
 export type Walk = (visit: (doc: number) => boolean | undefined | void) => void
 
 /**
- * What one comparison of a sort costs, in steps of a walk: a step tests one
- * bit (and, walking down, whether its value starts a group); a comparison
- * calls the order's functions, reads two values and often the tie-breakers
- * (profiled at 100,000 talks: some 10 ns a step, some 100 ns a comparison of titles).
- */
-const COMPARISON_STEPS = 10
-
-/**
  * Documents `start` to `start + size` of `matches` (`count` of them) in the
  * order `walk` visits the documents (`compare` being that order): sorted
  * when they are few, or when a walk would pass over many more documents
- * than sorting them would compare (a deep page of a rare filter); walked
- * otherwise — the first page of a common filter is found after a few dozen documents.
+ * than there are matches (a deep page of a rare filter); walked otherwise —
+ * the first page of a common filter is found after a few dozen documents.
  */
 export function pageOf (state: ResidentState, matches: Bits, count: number, start: number, size: number, walk: Walk, compare: (a: number, b: number) => number): number[] {
   const end = Math.min(count, start + size)
   if (start >= end) return []
   const expectedWalk = end * (state.size / Math.max(count, 1))
-  if (expectedWalk > COMPARISON_STEPS * count * Math.log2(count + 1)) {
+  if (expectedWalk > count * Math.log2(count + 1)) {
     return matches.toArray().sort(compare).slice(start, end)
   }
   const page: number[] = []

@@ -9,12 +9,11 @@ import type { Bits } from './bits.js'
 import { matchesOf } from './evaluate.js'
 import { dropOldTombstones, ResidentFeed, TOMBSTONE_HOURS } from './feed.js'
 import { pageOf, type Walk } from './page.js'
-import { ResidentRows, type MetadataRow } from './rows.js'
 import { ResidentState } from './state.js'
 import type { SortedOrder } from './sorted-order.js'
 
-/** A page as the resident catalogue answers it: the uids in order, how many match in all, and the transaction that wrote each row as the page was decided on. */
-export interface ResidentPage { total: number, uids: string[], writers: number[] }
+/** A page as the resident catalogue answers it: the uids in order, how many match in all, and until when (ms) that holds without a write. */
+export interface ResidentPage { total: number, uids: string[], until: number }
 
 /** Ranks full-text matches (uids) for a tsquery: PostgreSQL's ts_rank_cd, the rank the catalogue orders by. */
 export type Ranker = (uids: string[], tsquery: string) => Promise<Map<string, number>>
@@ -22,8 +21,6 @@ export type Ranker = (uids: string[], tsquery: string) => Promise<Map<string, nu
 export interface ResidentOptions {
   /** Bytes the kept filters may hold (core/catalog/resident/atoms.ts). */
   filterBytes: number
-  /** Bytes the kept rows of pages may hold (core/catalog/resident/rows.ts). */
-  rowBytes: number
   /** How many of a full-text result's most recent matches are ranked (CatalogSearch's RANKED_CANDIDATES). */
   rankedCandidates: number
 }
@@ -64,15 +61,13 @@ export class ResidentCatalog {
   private readonly background = new AsyncResource('ResidentCatalog')
   private loadedListeners: Array<() => void> = []
   /** Ranks of recent full-text queries' candidates (`ranksOf`), the least recently asked query first out. */
-  private readonly ranks = new Map<string, Map<number, { writer: number, rank: number }>>()
-  private readonly rows: ResidentRows
+  private readonly ranks = new Map<string, Map<number, { version: number, rank: number }>>()
   /** Queries answered here, and queries left to PostgreSQL. */
   readonly counts = { answered: 0, declined: 0 }
 
   constructor (private readonly db: Db, private readonly indexes: () => Iterable<IndexDefinition>, private readonly notifications: Notifications,
     private readonly options: ResidentOptions, private readonly log: Logger, private readonly rank: Ranker) {
     ;[this.state, this.feed] = this.fresh()
-    this.rows = new ResidentRows(options.rowBytes)
   }
 
   private fresh (sortsText = false): [ResidentState, ResidentFeed] {
@@ -185,11 +180,14 @@ export class ResidentCatalog {
     const matches = matchesOf(state, query, now)
     if (matches === null) return null
     const count = matches.count()
-    // Decided now: which rows, and which transaction wrote each.
-    const pageFrom = (docs: number[]): ResidentPage => ({ total: count, uids: docs.map(doc => state.uidOf(doc)), writers: docs.map(doc => state.writerOf(doc)) })
-    if (ranked) return await this.rankedPage(state, matches, count, tsquery, start, limit)
+    const uidsOf = (docs: number[]): string[] => docs.map(doc => state.uidOf(doc))
+    // Results kept until the next write, or the next moment an object becomes effective or expires (the filter's).
+    const until = query.showInactive ? Infinity : Math.floor(state.activity.holdsUntil / 1000)
+    if (ranked) return { total: count, uids: await this.rankedPage(state, matches, count, tsquery, start, limit), until }
     const created = state.orders.get('created') as SortedOrder
-    if (orderIndex === null) return pageFrom(pageOf(state, matches, count, start, limit, visit => { created.ascending(visit) }, state.tieBreak))
+    if (orderIndex === null) {
+      return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, visit => { created.ascending(visit) }, state.tieBreak)), until }
+    }
     const order = state.orders.get(orderIndex.name) as SortedOrder
     const held = state.column(orderIndex.name)
     if (held === undefined) return null
@@ -200,7 +198,7 @@ export class ResidentCatalog {
           return nulls !== 0 ? nulls : held.compare(b, a) || state.tieBreak(a, b)
         }
       : (a: number, b: number): number => held.compare(a, b) || state.tieBreak(a, b)
-    return pageFrom(pageOf(state, matches, count, start, limit, walk, compare))
+    return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, walk, compare)), until }
   }
 
   /**
@@ -208,39 +206,29 @@ export class ResidentCatalog {
    * most recent `rankedCandidates` matches ranked by PostgreSQL (best first,
    * then oldest, then by uid), then the further matches newest first.
    */
-  private async rankedPage (state: ResidentState, matches: Bits, count: number, tsquery: string, start: number, limit: number): Promise<ResidentPage> {
+  private async rankedPage (state: ResidentState, matches: Bits, count: number, tsquery: string, start: number, limit: number): Promise<string[]> {
     const created = state.orders.get('created') as SortedOrder
     const newestFirst = (a: number, b: number): number => state.tieBreak(b, a)
     const recent = pageOf(state, matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), visit => { created.reversed(visit) }, newestFirst)
-    // The writers as the matches were found, before the ranks are asked for.
-    const writers = new Map(recent.map(doc => [doc, state.writerOf(doc)]))
     const candidateDocs = recent.slice(0, this.options.rankedCandidates)
+    const candidates = candidateDocs.map(doc => state.uidOf(doc))
     const ranks = await this.ranksOf(state, candidateDocs, tsquery)
     // A candidate removed meanwhile has no rank: it is left out, as the table would leave it.
-    const ranked = candidateDocs.filter(doc => ranks.has(state.uidOf(doc))).map((doc, i) => ({ doc, i, rank: ranks.get(state.uidOf(doc)) as number }))
+    const ranked = candidates.filter(uid => ranks.has(uid)).map((uid, i) => ({ uid, i, rank: ranks.get(uid) as number }))
     // Candidates come newest first: the oldest of equal rank first is the last of them.
     ranked.sort((a, b) => b.rank - a.rank || b.i - a.i)
-    const docs = [...ranked.map(r => r.doc), ...recent.slice(this.options.rankedCandidates)].slice(start, start + limit)
-    return { total: count, uids: docs.map(doc => state.uidOf(doc)), writers: docs.map(doc => writers.get(doc) as number) }
-  }
-
-  /**
-   * The metadata rows of a page this answered, in its order, as the caller
-   * may see them: kept (core/catalog/resident/rows.ts), or read by `read`.
-   */
-  async rowsOf (page: ResidentPage, read: (uids: string[]) => Promise<MetadataRow[]>): Promise<MetadataRow[]> {
-    return await this.rows.rowsOf(page.uids, page.writers, read)
+    return [...ranked.map(r => r.uid), ...recent.slice(this.options.rankedCandidates).map(doc => state.uidOf(doc))].slice(start, start + limit)
   }
 
   /**
    * PostgreSQL's ranks of these documents for a tsquery, by uid: those kept
-   * from an earlier query of the same words whose rows are still those their
-   * transactions wrote (a rank depends on the document's words alone), the others asked
+   * from an earlier query of the same words whose documents have not changed
+   * since (a rank depends on the document's words alone), the others asked
    * for (ts_rank_cd reads each document's words: 250 of them cost PostgreSQL
    * milliseconds, and the commonest words are asked again and again).
    */
   private async ranksOf (state: ResidentState, docs: number[], tsquery: string): Promise<Map<string, number>> {
-    const kept = this.ranks.get(tsquery) ?? new Map<number, { writer: number, rank: number }>()
+    const kept = this.ranks.get(tsquery) ?? new Map<number, { version: number, rank: number }>()
     this.ranks.delete(tsquery)
     this.ranks.set(tsquery, kept)
     if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.keys().next().value as string)
@@ -248,18 +236,18 @@ export class ResidentCatalog {
     const missing: number[] = []
     for (const doc of docs) {
       const known = kept.get(doc)
-      if (known !== undefined && known.writer === state.writerOf(doc)) ranks.set(state.uidOf(doc), known.rank)
+      if (known !== undefined && known.version === state.versionOf(doc)) ranks.set(state.uidOf(doc), known.rank)
       else missing.push(doc)
     }
     if (missing.length === 0) return ranks
-    // The writers before asking: a document changed meanwhile is asked again next time.
-    const writers = missing.map(doc => state.writerOf(doc))
+    // The versions before asking: a document changed meanwhile is asked again next time.
+    const versions = missing.map(doc => state.versionOf(doc))
     const asked = await this.rank(missing.map(doc => state.uidOf(doc)), tsquery)
     missing.forEach((doc, i) => {
       const rank = asked.get(state.uidOf(doc))
       if (rank === undefined) return
       ranks.set(state.uidOf(doc), rank)
-      kept.set(doc, { writer: writers[i], rank })
+      kept.set(doc, { version: versions[i], rank })
     })
     return ranks
   }
@@ -270,8 +258,8 @@ export class ResidentCatalog {
     await new Promise<void>(resolve => { this.loadedListeners.push(resolve) })
   }
 
-  /** Bytes held: the catalogue and the kept rows. */
-  get byteSize (): number { return this.state.byteSize + this.rows.byteSize }
+  /** Bytes held. */
+  get byteSize (): number { return this.state.byteSize }
   get loaded (): boolean { return this.ready }
   get documents (): number { return this.state.size }
 

@@ -6,8 +6,8 @@ import { columnOf, compareText, type Column } from './columns.js'
 import { SortedOrder } from './sorted-order.js'
 import { TextIndex } from './text-index.js'
 
-/** A catalogue row as the resident catalogue reads it: `uid`, the transaction that wrote it (`changed_by`, as text), `searchable` (tsvector text) and a value under each column's index name. */
-export type ResidentRow = Record<string, unknown> & { uid: string, changed_by: string, searchable?: string | null }
+/** A catalogue row as the resident catalogue reads it: `uid`, `searchable` (tsvector text) and a value under each column's index name. */
+export type ResidentRow = Record<string, unknown> & { uid: string, searchable?: string | null }
 
 /**
  * What the resident catalogue holds: every catalogue row as a document
@@ -27,12 +27,8 @@ export class ResidentState {
   /** Sorted orders by index name; `created` is also the catalogue order. */
   readonly orders = new Map<string, SortedOrder>()
   private readonly uids: string[] = []
-  /**
-   * The transaction that wrote each document's row (`changed_by`, an xid8 —
-   * below 2^53 for ages of transactions): what is kept of a document (a rank,
-   * a row of metadata) holds while the row is the one that transaction wrote.
-   */
-  private writers = new Float64Array(1024)
+  /** How many times each document changed: what is kept of a document (a rank) holds while its version does. */
+  private versions = new Uint32Array(1024)
   private readonly docOf = new Map<string, number>()
   private readonly created: Column
 
@@ -63,16 +59,15 @@ export class ResidentState {
   }
 
   get size (): number { return this.docOf.size }
-  /** The transaction that wrote the document's row as held here (0 once removed). */
-  writerOf (doc: number): number { return this.writers[doc] ?? 0 }
+  versionOf (doc: number): number { return this.versions[doc] ?? 0 }
 
-  private setWriter (doc: number, writer: number): void {
-    if (doc >= this.writers.length) {
-      const grown = new Float64Array(Math.max(doc + 1, this.writers.length * 2))
-      grown.set(this.writers)
-      this.writers = grown
+  private changedVersion (doc: number): void {
+    if (doc >= this.versions.length) {
+      const grown = new Uint32Array(Math.max(doc + 1, this.versions.length * 2))
+      grown.set(this.versions)
+      this.versions = grown
     }
-    this.writers[doc] = writer
+    this.versions[doc]++
   }
 
   uidOf (doc: number): string { return this.uids[doc] }
@@ -98,7 +93,7 @@ export class ResidentState {
   }
 
   private orderFunctions (held: Column): [(a: number, b: number) => number, (a: number, b: number) => boolean, (doc: number) => boolean] {
-    return [(a, b) => held.compare(a, b) || this.tieBreak(a, b), (a, b) => held.same(a, b), doc => held.isNull(doc)]
+    return [(a, b) => held.compare(a, b) || this.tieBreak(a, b), (a, b) => held.compare(a, b) === 0, doc => held.isNull(doc)]
   }
 
   /** Adds or replaces a row. */
@@ -114,7 +109,7 @@ export class ResidentState {
     for (const held of this.columns.values()) held.set(doc, row[held.index.name])
     if ('searchable' in row) this.text.set(doc, row.searchable ?? null)
     this.live.add(doc)
-    this.setWriter(doc, Number(row.changed_by))
+    this.changedVersion(doc)
     for (const order of this.orders.values()) order.insert(doc)
     this.atoms.changed(doc, true)
     this.activity.changed(doc, true)
@@ -125,7 +120,7 @@ export class ResidentState {
     if (doc === undefined) return
     for (const order of this.orders.values()) order.remove(doc)
     this.live.delete(doc)
-    this.setWriter(doc, 0)
+    this.changedVersion(doc)
     this.docOf.delete(uid)
     this.text.remove(doc)
     for (const held of this.columns.values()) held.clear(doc)
