@@ -115,7 +115,7 @@ export class CatalogSearch {
    * entries for 25 rows (it did, on a freshly seeded catalogue of 100,000
    * talks: 1.5 backends busy on the statement of the pages' rows alone).
    */
-  private ofThese (columns: string, access: Access, p: (value: unknown) => string, at: Date): string {
+  private ofThese (columns: string, access: Access, p: (value: unknown) => string, at = new Date()): string {
     return `WITH these AS MATERIALIZED (SELECT * FROM catalog WHERE uid = ANY($1::uuid[]))
       SELECT ${columns} FROM these WHERE ${this.accessClause(access, p, at)}`
   }
@@ -145,7 +145,7 @@ export class CatalogSearch {
     if (uids.length === 0) return new Set()
     const params: unknown[] = [uids]
     const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-    const { rows } = await db.query<{ uid: string }>(this.ofThese('uid', access, p, new Date()), params)
+    const { rows } = await db.query<{ uid: string }>(this.ofThese('uid', access, p), params)
     return new Set(rows.map(r => r.uid))
   }
 

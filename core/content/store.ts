@@ -1,3 +1,5 @@
+// Over 350 lines: reading, writing and the optimistic-change loop of objects, still one class.
+// Its split by concern (reads, writes, batch writes) is asked for by issue 27 and left to it.
 import { randomUUID } from 'node:crypto'
 import type { Catalog } from '../catalog/catalog.js'
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'

@@ -1,3 +1,7 @@
+// One file, over 350 lines, on purpose: the postings, the positions arena, the tsvector parser and
+// the query evaluator share private representations (sparse arrays or bitsets a lexeme, offsets
+// into one arena) that a split would have to export; they change together, and
+// test/unit/resident-text-index.test.ts tests them together against PostgreSQL's `@@`.
 import type { FullText } from '../../query/text.js'
 import { renderTsquery } from '../tsquery.js'
 import { Bits } from './bits.js'
