@@ -69,7 +69,8 @@ t.test('connections terminated hundreds of times under concurrent queries and tr
   t.same(rolledBack.filter(id => written.has(id)), [], 'no transaction that failed before its COMMIT left anything')
   const report = db.faults()
   t.ok(report.connections_lost > 0 && report.connections_lost <= terminated, `${report.connections_lost} connections lost of ${terminated} terminated backends`)
-  t.match(report.last_failure, { reason: '57P01 admin_shutdown' })
+  // A backend ended mid-query says 57P01; one ended while its connection was idle or being made only closes the socket: the last failure is either.
+  t.match(report.last_failure, { reason: /^(57P01 admin_shutdown|connection closed)$/ }, 'the last failure names why, in safe words')
   t.equal(messages.filter(m => m.startsWith('error PostgreSQL failed')).length, 1, 'one outage, logged once')
   // After a quiet second the next success ends the outage in the log.
   await sleep(1200)
