@@ -125,6 +125,12 @@ t.test('talk rules', async t => {
     accepted(t, res)
     t.same(res.json().subjects, tags)
     rejected(t, await create({ subjects: [...tags, 'one-too-many'] }), ['subjects'])
+    // Refused by its length alone, with the schema's words, whatever its items (none is read).
+    for (const items of [[...tags, 'one-too-many'], Array(9_000).fill(7)]) {
+      const res = await create({ subjects: items })
+      rejected(t, res, ['subjects'])
+      t.equal(res.json().errors[0].message, 'Must not have more than 100 items.')
+    }
     accepted(t, await create({ subjects: [repeat(256)] }))
     rejected(t, await create({ subjects: [repeat(257)] }), ['subjects'])
     rejected(t, await create({ subjects: ['two\nlines'] }), ['subjects'])
