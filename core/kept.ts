@@ -1,7 +1,10 @@
 import { heapBytes, stringBytes } from './heap-size.js'
 
-/** A value kept, until `until` (ms; Infinity when only a write can end it), and the bytes it and its key hold. */
-interface Entry<T> { value: T, until: number, bytes: number }
+/** A value kept, until `until` (ms; Infinity when only a write can end it), the bytes it and its key hold, and its tags (`clearTagged`). */
+interface Entry<T> { value: T, until: number, bytes: number, tags: readonly string[] }
+
+/** What a tag costs in the index of tags: its slot in the entry's list and the key's entry in the tag's set. */
+const TAG_BYTES = 64
 
 /** A Map entry and its Entry object, besides the key and the value. */
 export const ENTRY_BYTES = 96
@@ -32,10 +35,18 @@ type Reading<T> = Promise<Required<Found<T>>>
 export class Kept<T> {
   private readonly entries = new Map<string, Entry<T>>()
   private readonly reading = new Map<string, Reading<T>>()
+  /** The keys of the values that carry each tag. */
+  private readonly tagged = new Map<string, Set<string>>()
   private used = 0
 
-  /** `budget`: bytes; `size`: the bytes a value holds (its key and the entry are added). */
-  constructor (private readonly budget: number, private readonly size: (value: T) => number = heapBytes) {}
+  /**
+   * `budget`: bytes; `size`: the bytes a value holds (its key, the entry and
+   * its tags are added); `tagsOf`: what a value depends on, by name (the uids
+   * of the objects it shows), so that a write clears the values that carry
+   * its tags without looking at the others (`clearTagged`).
+   */
+  constructor (private readonly budget: number, private readonly size: (value: T) => number = heapBytes,
+    private readonly tagsOf: (value: T) => readonly string[] = () => []) {}
 
   /** The value of `key` unless none is kept or it ended at `now` (ms). */
   get (key: string, now = 0): T | undefined {
@@ -75,15 +86,20 @@ export class Kept<T> {
   }
 
   set (key: string, value: T, until = Infinity): void {
-    const bytes = ENTRY_BYTES + stringBytes(key) + this.size(value)
+    const tags = this.tagsOf(value)
+    const bytes = ENTRY_BYTES + stringBytes(key) + this.size(value) + tags.length * TAG_BYTES
     this.delete(key)
     if (bytes > this.budget) return
-    this.entries.set(key, { value, until, bytes })
+    this.entries.set(key, { value, until, bytes, tags })
     this.used += bytes
-    for (const [oldest, kept] of this.entries) {
+    for (const tag of tags) {
+      const keys = this.tagged.get(tag)
+      if (keys === undefined) this.tagged.set(tag, new Set([key]))
+      else keys.add(key)
+    }
+    for (const oldest of this.entries.keys()) {
       if (this.used <= this.budget) break
-      this.entries.delete(oldest)
-      this.used -= kept.bytes
+      this.delete(oldest)
     }
   }
 
@@ -96,7 +112,23 @@ export class Kept<T> {
   clear (): void {
     this.entries.clear()
     this.reading.clear()
+    this.tagged.clear()
     this.used = 0
+  }
+
+  /**
+   * A write that changed only what carries one of these tags: the values
+   * that carry one are no longer kept, the others still hold (a write's work
+   * is what it changed, not what is kept). No read under way may be joined
+   * or kept after it.
+   */
+  clearTagged (tags: Iterable<string>): void {
+    for (const tag of tags) {
+      const keys = this.tagged.get(tag)
+      if (keys === undefined) continue
+      for (const key of keys) this.delete(key)
+    }
+    this.reading.clear()
   }
 
   /**
@@ -115,5 +147,10 @@ export class Kept<T> {
     if (kept === undefined) return
     this.entries.delete(key)
     this.used -= kept.bytes
+    for (const tag of kept.tags) {
+      const keys = this.tagged.get(tag) as Set<string>
+      keys.delete(key)
+      if (keys.size === 0) this.tagged.delete(tag)
+    }
   }
 }

@@ -70,7 +70,7 @@ export class KeptResults {
   private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(TOTALS_BYTES, kept => heapBytes(kept.totals))
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(PAGE_BYTES)
   /** The rows of the resident catalogue's pages (its pages and totals are its own): which rows a page shows is decided there, so only a change of one of them makes them stale. */
-  private readonly rowsKept = new Kept<{ rows: ReadonlyArray<Record<string, unknown>>, asked: readonly string[] }>(PAGE_BYTES, kept => heapBytes(kept.rows) + kept.asked.length * 64)
+  private readonly rowsKept = new Kept<{ rows: ReadonlyArray<Record<string, unknown>>, asked: readonly string[] }>(PAGE_BYTES, kept => heapBytes(kept.rows), kept => kept.asked)
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(STABLE_BYTES)
 
@@ -89,11 +89,8 @@ export class KeptResults {
     const affects = (dependsOn: readonly string[]): boolean => columns === undefined || columns.some(column => dependsOn.includes(column))
     this.pagesKept.clear()
     if (uids === undefined) this.rowsKept.clear()
-    else {
-      const changed = new Set(uids)
-      // The uids asked for, not only those found: a row the caller could not see may be one it can now.
-      this.rowsKept.clearWhere(kept => kept.asked.some(uid => changed.has(uid)))
-    }
+    // Tagged by the uids asked for, not only those found: a row the caller could not see may be one it can now.
+    else this.rowsKept.clearTagged(uids)
     this.totalsKept.clearWhere(totals => affects(totals.dependsOn))
     if (affects(STABLE_DEPENDS_ON)) this.stable.clear()
   }

@@ -34,7 +34,7 @@ const rowBytes = ({ found, nearest }: Traversal<Located>): number => heapBytes(f
  * A write never starts from a kept object: it reads the object as it is now.
  */
 export class KeptObjects {
-  private readonly entries = new Kept<Traversal<Located>>(OBJECTS_BYTES, rowBytes)
+  private readonly entries = new Kept<Traversal<Located>>(OBJECTS_BYTES, rowBytes, ({ found, nearest }) => (found?.lineage ?? nearest).map(row => row.uid))
 
   /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
   constructor (private readonly notifications: Notifications, ownWrites?: string) {
@@ -50,9 +50,8 @@ export class KeptObjects {
    * change of a folder makes every object kept below it stale too.
    */
   changed (uids?: readonly string[]): void {
-    if (uids === undefined) { this.entries.clear(); return }
-    const changed = new Set(uids)
-    this.entries.clearWhere(({ found, nearest }) => (found?.lineage ?? nearest).some(row => changed.has(row.uid)))
+    if (uids === undefined) this.entries.clear()
+    else this.entries.clearTagged(uids)
   }
 
   /**

@@ -209,3 +209,46 @@ t.test('a write that changes some columns: the values that depend on them go, th
   t.same(kept.get('by room'), { dependsOn: ['room'] }, 'what the older read found is not kept')
   t.equal(reads, 1)
 })
+
+t.test('tagged values: a write clears exactly those that carry one of its tags, evictions and replacements included, within the budget', async t => {
+  const names = ['a', 'b', 'c', 'd', '__proto__', 'constructor']
+  type TagOp = { kind: 'set', key: string, tags: string[] } | { kind: 'clear', tags: string[] } | { kind: 'get', key: string }
+  const tagOps = fc.array(fc.oneof(
+    fc.record({ kind: fc.constant('set' as const), key: fc.constantFrom(...names), tags: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 3 }) }),
+    fc.record({ kind: fc.constant('clear' as const), tags: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 3 }) }),
+    fc.record({ kind: fc.constant('get' as const), key: fc.constantFrom(...names) })
+  ), { maxLength: 80 })
+  fc.assert(fc.property(tagOps, fc.integer({ min: 300, max: 1200 }), (steps: TagOp[], budget) => {
+    const bytes = (key: string, tags: string[]): number => ENTRY_BYTES + stringBytes(key) + 100 + tags.length * 64
+    const kept = new Kept<{ tags: string[] }>(budget, () => 100, value => value.tags)
+    // The model: [key, tags] from the least to the most recently used; a clear looks at every value.
+    let model: Array<[string, string[]]> = []
+    for (const step of steps) {
+      if (step.kind === 'get') {
+        const i = model.findIndex(([key]) => key === step.key)
+        if (kept.get(step.key)?.tags !== (i < 0 ? undefined : model[i][1])) return false
+        if (i >= 0) model = [...model.slice(0, i), ...model.slice(i + 1), model[i]]
+      } else if (step.kind === 'clear') {
+        kept.clearTagged(step.tags)
+        model = model.filter(([, tags]) => !tags.some(tag => step.tags.includes(tag)))
+      } else {
+        kept.set(step.key, { tags: step.tags })
+        model = model.filter(([key]) => key !== step.key)
+        if (bytes(step.key, step.tags) <= budget) model.push([step.key, step.tags])
+        while (model.reduce((sum, [key, tags]) => sum + bytes(key, tags), 0) > budget) model.shift()
+      }
+      if (kept.bytes !== model.reduce((sum, [key, tags]) => sum + bytes(key, tags), 0)) return false
+    }
+    return names.every(key => kept.get(key)?.tags === model.find(([k]) => k === key)?.[1])
+  }), { numRuns: 1000 })
+  t.pass('Kept agreed with the model')
+
+  const kept = new Kept<string>(4096, () => 10, value => [value])
+  let finish: (value: string) => void = () => {}
+  const underWay = kept.read('k', 0, async () => ({ value: await new Promise<string>(resolve => { finish = resolve }) }))
+  await turn()
+  kept.clearTagged(['unrelated'])
+  finish('x')
+  t.equal(await underWay, 'x', 'a read under way across a write is answered')
+  t.equal(kept.get('k'), undefined, 'and not kept: what it found may predate the write')
+})

@@ -93,7 +93,7 @@ export class ResidentState {
   }
 
   private orderFunctions (held: Column): [(a: number, b: number) => number, (a: number, b: number) => boolean, (doc: number) => boolean] {
-    return [(a, b) => held.compare(a, b) || this.tieBreak(a, b), (a, b) => held.compare(a, b) === 0, doc => held.isNull(doc)]
+    return [(a, b) => held.compare(a, b) || this.tieBreak(a, b), (a, b) => held.same(a, b), doc => held.isNull(doc)]
   }
 
   /** Adds or replaces a row. */
