@@ -15,6 +15,8 @@ export interface Column {
   readonly select: string
   /** Stores the value a row carried for the document. */
   set: (doc: number, value: unknown) => void
+  /** Whether the document holds what `set(doc, value)` would store: a change that leaves it alone moves the document in no order. */
+  holds: (doc: number, value: unknown) => boolean
   clear: (doc: number) => void
   /** The value as criteria compare it: a number, a string, a list of strings, a boolean, or null. */
   get: (doc: number) => number | string | readonly string[] | boolean | null
@@ -57,7 +59,15 @@ class NumberColumn implements Column {
       grown.set(this.values)
       this.values = grown
     }
-    this.values[doc] = value === null || value === undefined ? NaN : Number(value)
+    this.values[doc] = NumberColumn.stored(value)
+  }
+
+  private static stored (value: unknown): number { return value === null || value === undefined ? NaN : Number(value) }
+
+  holds (doc: number, value: unknown): boolean {
+    const x = this.values[doc]
+    const y = NumberColumn.stored(value)
+    return x === y || (Number.isNaN(x) && Number.isNaN(y))
   }
 
   clear (doc: number): void { if (doc < this.values.length) this.values[doc] = NaN }
@@ -140,6 +150,13 @@ class ValueColumn<T extends string | readonly string[] | boolean> implements Col
     else this.values[doc] = value as T
   }
 
+  holds (doc: number, value: unknown): boolean {
+    const held = this.get(doc)
+    if (value === null || value === undefined || held === null) return held === (value ?? null)
+    if (!Array.isArray(value)) return held === (typeof value === 'string' ? value : value as T)
+    return Array.isArray(held) && held.length === value.length && value.every((item, i) => held[i] === String(item))
+  }
+
   clear (doc: number): void { if (doc < this.values.length) this.set(doc, null) }
   get (doc: number): T | null { return this.values[doc] ?? null }
   isNull (doc: number): boolean { return this.get(doc) === null }
@@ -186,9 +203,12 @@ class KeywordColumn extends ValueColumn<readonly string[]> {
   }
 
   override set (doc: number, value: unknown): void {
-    for (const old of this.get(doc) ?? []) this.unpost(old, doc)
+    const before = new Set(this.get(doc) ?? [])
     super.set(doc, value)
-    for (const held of new Set(this.get(doc) ?? [])) this.post(held, doc)
+    const after = new Set(this.get(doc) ?? [])
+    // Only what changed: a value's documents may be most of the catalogue (a state, `Anonymous`), each post or unpost a copy of them.
+    for (const old of before) if (!after.has(old)) this.unpost(old, doc)
+    for (const held of after) if (!before.has(held)) this.post(held, doc)
   }
 
   docsWith (value: string): readonly number[] { return this.byValue.get(value) ?? [] }

@@ -100,17 +100,21 @@ export class ResidentState {
   put (row: ResidentRow): void {
     const known = this.docOf.get(row.uid)
     const doc = known ?? this.uids.length
+    let moved = [...this.orders.values()]
     if (known === undefined) {
       this.uids.push(row.uid)
       this.docOf.set(row.uid, doc)
     } else {
-      for (const order of this.orders.values()) order.remove(doc)
+      // A document keeps its place in an order whose value and tie-breakers (creation, uid) did not change: most edits move it in one or two.
+      const placed = this.created.holds(doc, row[this.created.index.name])
+      moved = [...this.orders].filter(([name]) => !placed || !this.columns.get(name)!.holds(doc, row[name])).map(([, order]) => order)
+      for (const order of moved) order.remove(doc)
     }
     for (const held of this.columns.values()) held.set(doc, row[held.index.name])
     if ('searchable' in row) this.text.set(doc, row.searchable ?? null)
     this.live.add(doc)
     this.changedVersion(doc)
-    for (const order of this.orders.values()) order.insert(doc)
+    for (const order of moved) order.insert(doc)
     this.atoms.changed(doc, true)
     this.activity.changed(doc, true)
   }
