@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap'
+import { Bits } from '../../core/catalog/resident/bits.js'
+import { pageOf } from '../../core/catalog/resident/page.js'
 import { SortedOrder } from '../../core/catalog/resident/sorted-order.js'
 
 /**
@@ -148,6 +150,25 @@ function run (seed: number, s: Scenario): string | null {
         const stopAfter = 1 + below(members.size + 2)
         const stopped = difference(walked(walk, stopAfter), expected[name].slice(0, stopAfter))
         if (stopped !== null) return `${step}, ${name} stopped after ${stopAfter}: ${stopped}`
+      }
+      // Laid flat (asked twice: the second is the one kept), and a page of some matches, walked or sorted.
+      for (const flat of [order.flat(name), order.flat(name)]) {
+        const laid = difference([...flat.docAt], expected[name])
+        if (laid !== null) return `${step}, ${name} laid flat: ${laid}`
+        for (let doc = 0; doc < s.universe; doc++) {
+          const place = doc < flat.placeOf.length ? flat.placeOf[doc] : -1
+          if (members.has(doc) ? flat.docAt[place] !== doc : place !== -1) return `${step}, ${name} laid flat: document ${doc} at place ${place}`
+        }
+      }
+      for (let i = 0; i < 3; i++) {
+        const share = [0.02, 0.3, 1][i]
+        const matches = new Bits(s.universe)
+        for (const doc of members) if (random() < share) matches.add(doc)
+        const count = matches.count()
+        const start = below(count + 2)
+        const size = 1 + below(30)
+        const page = difference(pageOf(matches, count, start, size, order.flat(name)), expected[name].filter(doc => matches.has(doc)).slice(start, start + size))
+        if (page !== null) return `${step}, ${name} page of ${count} matches from ${start}, ${size}: ${page}`
       }
     }
     return null

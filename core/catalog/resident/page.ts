@@ -1,29 +1,37 @@
 import type { Bits } from './bits.js'
-import type { ResidentState } from './state.js'
+import type { Flat } from './sorted-order.js'
 
-/** Visits documents in an order, until told to stop. */
-export type Walk = (visit: (doc: number) => boolean | undefined | void) => void
+/**
+ * What one element of a native sort of places costs, in steps of a walk and
+ * times the logarithm of their number (a step: one array read and one bit
+ * test; gathering a match's place costs about as much as sorting it).
+ */
+const SORT_STEPS = 2
 
 /**
  * Documents `start` to `start + size` of `matches` (`count` of them) in the
- * order `walk` visits the documents (`compare` being that order): sorted
- * when they are few, or when a walk would pass over many more documents
- * than there are matches (a deep page of a rare filter); walked otherwise —
- * the first page of a common filter is found after a few dozen documents.
+ * order `flat` lays out: walked from the first place when the page is found
+ * after few documents (the first page of a common filter after a few dozen),
+ * or else the matches' places gathered and sorted natively (a deep page, a
+ * rare filter) — the cheaper of the two, as their expected steps tell.
  */
-export function pageOf (state: ResidentState, matches: Bits, count: number, start: number, size: number, walk: Walk, compare: (a: number, b: number) => number): number[] {
+export function pageOf (matches: Bits, count: number, start: number, size: number, { docAt, placeOf }: Flat): number[] {
   const end = Math.min(count, start + size)
   if (start >= end) return []
-  const expectedWalk = end * (state.size / Math.max(count, 1))
-  if (expectedWalk > count * Math.log2(count + 1)) {
-    return matches.toArray().sort(compare).slice(start, end)
+  const expectedWalk = end * (docAt.length / Math.max(count, 1))
+  if (expectedWalk > SORT_STEPS * count * Math.log2(count + 1)) {
+    const places = new Int32Array(count)
+    let found = 0
+    matches.forEach(doc => { const place = placeOf[doc]; if (place >= 0) places[found++] = place })
+    return Array.from(places.subarray(0, found).sort().subarray(start, end), place => docAt[place])
   }
   const page: number[] = []
+  const { words } = matches
   let seen = 0
-  walk(doc => {
-    if (!matches.has(doc)) return true
+  for (let place = 0; place < docAt.length && page.length < end - start; place++) {
+    const doc = docAt[place]
+    if ((words[doc >>> 5] & (1 << (doc & 31))) === 0) continue
     if (seen++ >= start) page.push(doc)
-    return page.length < end - start
-  })
+  }
   return page
 }

@@ -8,7 +8,7 @@ import { renderTsquery } from '../tsquery.js'
 import type { Bits } from './bits.js'
 import { matchesOf } from './evaluate.js'
 import { dropOldTombstones, ResidentFeed, TOMBSTONE_HOURS } from './feed.js'
-import { pageOf, type Walk } from './page.js'
+import { pageOf } from './page.js'
 import { ResidentState } from './state.js'
 import type { SortedOrder } from './sorted-order.js'
 
@@ -184,21 +184,11 @@ export class ResidentCatalog {
     // Results kept until the next write, or the next moment an object becomes effective or expires (the filter's).
     const until = query.showInactive ? Infinity : Math.floor(state.activity.holdsUntil / 1000)
     if (ranked) return { total: count, uids: await this.rankedPage(state, matches, count, tsquery, start, limit), until }
-    const created = state.orders.get('created') as SortedOrder
-    if (orderIndex === null) {
-      return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, visit => { created.ascending(visit) }, state.tieBreak)), until }
-    }
-    const order = state.orders.get(orderIndex.name) as SortedOrder
-    const held = state.column(orderIndex.name)
-    if (held === undefined) return null
-    const walk: Walk = query.descending ? visit => { order.descending(visit) } : visit => { order.ascending(visit) }
-    const compare = query.descending
-      ? (a: number, b: number): number => {
-          const nulls = Number(held.isNull(a)) - Number(held.isNull(b))
-          return nulls !== 0 ? nulls : held.compare(b, a) || state.tieBreak(a, b)
-        }
-      : (a: number, b: number): number => held.compare(a, b) || state.tieBreak(a, b)
-    return { total: count, uids: uidsOf(pageOf(state, matches, count, start, limit, walk, compare)), until }
+    // Unsorted results come in the catalogue's order: creation, then uid (the `created` order's tie-break).
+    const order = state.orders.get(orderIndex?.name ?? 'created')
+    if (order === undefined) return null
+    const flat = order.flat(orderIndex !== null && query.descending ? 'descending' : 'ascending')
+    return { total: count, uids: uidsOf(pageOf(matches, count, start, limit, flat)), until }
   }
 
   /**
@@ -208,8 +198,7 @@ export class ResidentCatalog {
    */
   private async rankedPage (state: ResidentState, matches: Bits, count: number, tsquery: string, start: number, limit: number): Promise<string[]> {
     const created = state.orders.get('created') as SortedOrder
-    const newestFirst = (a: number, b: number): number => state.tieBreak(b, a)
-    const recent = pageOf(state, matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), visit => { created.reversed(visit) }, newestFirst)
+    const recent = pageOf(matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), created.flat('reversed'))
     const candidateDocs = recent.slice(0, this.options.rankedCandidates)
     const candidates = candidateDocs.map(doc => state.uidOf(doc))
     const ranks = await this.ranksOf(state, candidateDocs, tsquery)
