@@ -139,6 +139,18 @@ export function differenceOf (a: Answer, b: Answer, nameA: string, nameB: string
 }
 
 /**
+ * A difference (`check` answers one) that shows again each of `tries` times: some answers
+ * change from one moment to the next whatever was asked (a status that counts the seconds
+ * its oldest pending operation has waited), while a name answered otherwise than an unknown
+ * one is answered so every time.
+ */
+export async function persistentDifference (check: () => Promise<string | null>, tries = 3): Promise<string | null> {
+  let difference = await check()
+  for (let tried = 1; difference !== null && tried < tries; tried++) difference = await check()
+  return difference
+}
+
+/**
  * The largest query string (or body) a probe sends at once. A real client's
  * URL ends at Node's 16 kB header limit; a few times that still reaches many
  * parameters per request with long and repeated values, and stays below
