@@ -148,7 +148,9 @@ export class Kept<T> {
     this.entries.delete(key)
     this.used -= kept.bytes
     for (const tag of kept.tags) {
-      const keys = this.tagged.get(tag) as Set<string>
+      // A tag given twice was filed once.
+      const keys = this.tagged.get(tag)
+      if (keys === undefined) continue
       keys.delete(key)
       if (keys.size === 0) this.tagged.delete(tag)
     }
