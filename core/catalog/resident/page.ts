@@ -26,12 +26,10 @@ export function pageOf (matches: Bits, count: number, start: number, size: numbe
     return Array.from(places.subarray(0, found).sort().subarray(start, end), place => docAt[place])
   }
   const page: number[] = []
-  const { words } = matches
   let seen = 0
   for (let place = 0; place < docAt.length && page.length < end - start; place++) {
     const doc = docAt[place]
-    if ((words[doc >>> 5] & (1 << (doc & 31))) === 0) continue
-    if (seen++ >= start) page.push(doc)
+    if (matches.has(doc) && seen++ >= start) page.push(doc)
   }
   return page
 }

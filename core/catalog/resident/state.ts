@@ -100,14 +100,13 @@ export class ResidentState {
   put (row: ResidentRow): void {
     const known = this.docOf.get(row.uid)
     const doc = known ?? this.uids.length
-    let moved = [...this.orders.values()]
+    // A document keeps its place in an order whose value and tie-breakers (creation, uid) did not change: most edits move it in one or two.
+    const placed = known !== undefined && this.created.holds(doc, row[this.created.index.name])
+    const moved = [...this.orders].filter(([name]) => !placed || !this.columns.get(name)!.holds(doc, row[name])).map(([, order]) => order)
     if (known === undefined) {
       this.uids.push(row.uid)
       this.docOf.set(row.uid, doc)
     } else {
-      // A document keeps its place in an order whose value and tie-breakers (creation, uid) did not change: most edits move it in one or two.
-      const placed = this.created.holds(doc, row[this.created.index.name])
-      moved = [...this.orders].filter(([name]) => !placed || !this.columns.get(name)!.holds(doc, row[name])).map(([, order]) => order)
       for (const order of moved) order.remove(doc)
     }
     for (const held of this.columns.values()) held.set(doc, row[held.index.name])
