@@ -1,6 +1,5 @@
 import t, { type Test } from 'tap'
 import { Bits } from '../../core/catalog/resident/bits.js'
-import { pageOf } from '../../core/catalog/resident/page.js'
 import { SortedOrder } from '../../core/catalog/resident/sorted-order.js'
 
 /**
@@ -151,14 +150,14 @@ function run (seed: number, s: Scenario): string | null {
         const stopped = difference(walked(walk, stopAfter), expected[name].slice(0, stopAfter))
         if (stopped !== null) return `${step}, ${name} stopped after ${stopAfter}: ${stopped}`
       }
-      // Laid flat (asked twice: the second is the one kept), and a page of some matches, walked or sorted.
+      // Laid flat, then patched by the changes since (asked twice: the second is the one kept): every member, walked and sorted.
       for (const flat of [order.flat(name), order.flat(name)]) {
-        const laid = difference([...flat.docAt], expected[name])
-        if (laid !== null) return `${step}, ${name} laid flat: ${laid}`
-        for (let doc = 0; doc < s.universe; doc++) {
-          const place = doc < flat.placeOf.length ? flat.placeOf[doc] : -1
-          if (members.has(doc) ? flat.docAt[place] !== doc : place !== -1) return `${step}, ${name} laid flat: document ${doc} at place ${place}`
-        }
+        const all = new Bits(s.universe)
+        for (const doc of members) all.add(doc)
+        const walkedAll = difference(flat.walkedPage(all, 0, members.size), expected[name])
+        if (walkedAll !== null) return `${step}, ${name} flat, walked: ${walkedAll}`
+        const sortedAll = difference(flat.sortedPage(all, members.size, 0, members.size), expected[name])
+        if (sortedAll !== null) return `${step}, ${name} flat, sorted: ${sortedAll}`
       }
       for (let i = 0; i < 3; i++) {
         const share = [0.02, 0.3, 1][i]
@@ -167,8 +166,14 @@ function run (seed: number, s: Scenario): string | null {
         const count = matches.count()
         const start = below(count + 2)
         const size = 1 + below(30)
-        const page = difference(pageOf(matches, count, start, size, order.flat(name)), expected[name].filter(doc => matches.has(doc)).slice(start, start + size))
-        if (page !== null) return `${step}, ${name} page of ${count} matches from ${start}, ${size}: ${page}`
+        const flat = order.flat(name)
+        const wanted = expected[name].filter(doc => matches.has(doc)).slice(start, start + size)
+        const end = Math.min(count, start + size)
+        const pages = { chosen: flat.page(matches, count, start, size), walked: start < end ? flat.walkedPage(matches, start, end) : [], sorted: start < end ? flat.sortedPage(matches, count, start, end) : [] }
+        for (const [how, page] of Object.entries(pages)) {
+          const wrong = difference(page, wanted)
+          if (wrong !== null) return `${step}, ${name} page of ${count} matches from ${start}, ${size} (${how}): ${wrong}`
+        }
       }
     }
     return null

@@ -8,7 +8,6 @@ import { renderTsquery } from '../tsquery.js'
 import type { Bits } from './bits.js'
 import { matchesOf } from './evaluate.js'
 import { dropOldTombstones, ResidentFeed, TOMBSTONE_HOURS } from './feed.js'
-import { pageOf } from './page.js'
 import { ResidentState } from './state.js'
 import type { SortedOrder } from './sorted-order.js'
 
@@ -188,7 +187,7 @@ export class ResidentCatalog {
     const order = state.orders.get(orderIndex?.name ?? 'created')
     if (order === undefined) return null
     const flat = order.flat(orderIndex !== null && query.descending ? 'descending' : 'ascending')
-    return { total: count, uids: uidsOf(pageOf(matches, count, start, limit, flat)), until }
+    return { total: count, uids: uidsOf(flat.page(matches, count, start, limit)), until }
   }
 
   /**
@@ -198,7 +197,7 @@ export class ResidentCatalog {
    */
   private async rankedPage (state: ResidentState, matches: Bits, count: number, tsquery: string, start: number, limit: number): Promise<string[]> {
     const created = state.orders.get('created') as SortedOrder
-    const recent = pageOf(matches, count, 0, Math.max(this.options.rankedCandidates, start + limit), created.flat('reversed'))
+    const recent = created.flat('reversed').page(matches, count, 0, Math.max(this.options.rankedCandidates, start + limit))
     const candidateDocs = recent.slice(0, this.options.rankedCandidates)
     const candidates = candidateDocs.map(doc => state.uidOf(doc))
     const ranks = await this.ranksOf(state, candidateDocs, tsquery)

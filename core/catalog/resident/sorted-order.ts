@@ -1,3 +1,5 @@
+import { FlatOrder, patchLimit } from './flat-order.js'
+
 /**
  * Document numbers kept in the order of one catalogue sort, as the resident
  * catalogue answers `sort_on`: a page is a walk from the start of the order
@@ -22,8 +24,8 @@ export class SortedOrder {
   /** How many documents each chunk holds (its leading `counts[i]` entries). */
   private counts: number[] = []
   private documents = 0
-  /** The order laid flat in each direction asked for since the last change (`flat`). */
-  private flats = new Map<Direction, Flat>()
+  /** The order laid flat in each direction asked for, patched by the changes since (`flat`). */
+  private readonly flats = new Map<Direction, FlatOrder>()
 
   /**
    * compare: strict total order (value ascending with nulls last, then tie-break).
@@ -75,27 +77,39 @@ export class SortedOrder {
   get size (): number { return this.documents }
 
   /**
-   * The order in one direction laid flat: the documents in a typed array and
-   * each document's place in it, built at the first ask after a change (a
-   * walk of the chunks, some 100,000 documents a millisecond) and kept until
-   * the next. A page is then a tight loop over an array, or a native sort of
-   * its matches' places when a walk would pass too many (page.ts); an edit
-   * moves a document in one or two orders (ResidentState.put), so most orders
-   * stay flat under writes.
+   * The order in one direction laid flat (flat-order.ts): laid at the first
+   * ask (a walk of the chunks, some 100,000 documents a millisecond), then
+   * kept, taking each change as a patch, until `patchLimit` changes have
+   * come; then laid again at the next ask.
    */
-  flat (direction: Direction): Flat {
+  flat (direction: Direction): FlatOrder {
     const kept = this.flats.get(direction)
     if (kept !== undefined) return kept
-    const docAt = new Int32Array(this.documents)
-    let place = 0
-    this[direction](doc => { docAt[place++] = doc })
-    let highest = -1
-    for (let i = 0; i < docAt.length; i++) if (docAt[i] > highest) highest = docAt[i]
-    const placeOf = new Int32Array(highest + 1).fill(-1)
-    for (let i = 0; i < docAt.length; i++) placeOf[docAt[i]] = i
-    const flat = { docAt, placeOf }
+    const flat = FlatOrder.lay(this.documents, visit => { this[direction](visit) }, this.before(direction))
     this.flats.set(direction, flat)
     return flat
+  }
+
+  /** The strict total order of a direction's walk, for placing a document among the laid ones. */
+  private before (direction: Direction): (a: number, b: number) => number {
+    const { compare, sameValue, isNull } = this
+    if (direction === 'ascending') return compare
+    if (direction === 'reversed') return (a, b) => compare(b, a)
+    // Values from the highest down, ties ascending, nulls last (ascending among themselves).
+    return (a, b) => {
+      const aNull = isNull(a)
+      if (aNull !== isNull(b)) return aNull ? 1 : -1
+      return aNull || sameValue(a, b) ? compare(a, b) : compare(b, a)
+    }
+  }
+
+  /** Hands a change to the flat orders kept, dropping those that have taken `patchLimit`. */
+  private patchFlats (change: (flat: FlatOrder) => void): void {
+    const limit = patchLimit(this.documents)
+    for (const [direction, flat] of this.flats) {
+      if (flat.patches >= limit) this.flats.delete(direction)
+      else change(flat)
+    }
   }
 
   /**
@@ -156,7 +170,7 @@ export class SortedOrder {
     chunk[offset] = doc
     this.counts[c]++
     this.documents++
-    this.flats.clear()
+    this.patchFlats(flat => { flat.insert(doc) })
   }
 
   /**
@@ -174,7 +188,7 @@ export class SortedOrder {
     chunk.copyWithin(offset, offset + 1, count)
     this.counts[c] = count - 1
     this.documents--
-    this.flats.clear()
+    this.patchFlats(flat => { flat.remove(doc) })
     this.shrink(c)
     return true
   }
@@ -332,16 +346,13 @@ export class SortedOrder {
   /** Bytes held (estimate): the chunks' numbers, with room, and each chunk's array objects and slots; the flat orders kept. */
   get byteSize (): number {
     let flat = 0
-    for (const { docAt, placeOf } of this.flats.values()) flat += docAt.byteLength + placeOf.byteLength + 2 * CHUNK_OVERHEAD
+    for (const kept of this.flats.values()) flat += kept.byteSize
     return this.chunks.length * (this.chunkSize * 4 + CHUNK_OVERHEAD) + 64 + flat
   }
 }
 
 /** The walks of an order: `ascending`, `descending` (SQL's `DESC NULLS LAST`, ties ascending) and `reversed` (ascending backwards). */
 export type Direction = 'ascending' | 'descending' | 'reversed'
-
-/** An order laid flat: `docAt[place]` is the document at a place, `placeOf[doc]` its place (-1: not in the order). */
-export interface Flat { readonly docAt: Int32Array, readonly placeOf: Int32Array }
 
 /** The most documents a chunk holds unless told otherwise: copying 1,024 numbers is well under a microsecond. */
 export const DEFAULT_CHUNK_SIZE = 1024

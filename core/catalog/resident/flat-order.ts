@@ -1,0 +1,209 @@
+import type { Bits } from './bits.js'
+
+/**
+ * What one element of a native sort of places costs, in steps of a walk and
+ * times the logarithm of their number (a step: one array read and one bit
+ * test; gathering a match's place costs about as much as sorting it).
+ */
+const SORT_STEPS = 2
+
+/**
+ * The fewest changes a flat order takes as patches before it is laid again;
+ * beyond it, a sixteenth of its documents (`patchLimit`).
+ */
+const MIN_PATCHES = 64
+
+/** How many changes an order of `size` documents takes as patches: laying it again (a walk of them all) is paid once per so many. */
+export const patchLimit = (size: number): number => Math.max(MIN_PATCHES, size >>> 4)
+
+/**
+ * One direction of a sorted order (sorted-order.ts) laid flat, as a page
+ * wants it: the documents in a typed array (`docAt`) and each document's
+ * place in it (`placeOf`, -1 for none), so that a page is a tight loop over
+ * the array, or a native sort of its matches' places when a walk would pass
+ * too many (`page`).
+ *
+ * Laying an order flat walks all its documents; a site's writes change the
+ * orders many times a second, and a flat laid again after each would cost
+ * every query asked after a write a walk of the whole catalogue (issue 23's
+ * profile: a quarter of the service's time at 100,000 talks). So a flat order
+ * takes changes as patches instead: documents removed since it was laid
+ * (their place is void), and documents inserted since, each with the place it
+ * comes before, in order. A page merges the patches into its walk, or gives
+ * inserted documents keys between the places when it sorts. After
+ * `patchLimit` changes the order drops it and lays it again at the next ask,
+ * so laying costs each change a sixteenth of a document's step.
+ *
+ * `before(a, b)` is the direction's strict total order (negative when a comes
+ * first). The patches hold because of what the sorted order guarantees: a
+ * document is removed with the values it was inserted with, so a document
+ * that was not removed keeps its place among the others, and the documents
+ * laid and not removed stay sorted under `before`.
+ */
+export class FlatOrder {
+  /** Documents laid here and removed since (their place in `docAt` is void). */
+  private readonly removed = new Set<number>()
+  /** Documents inserted since the order was laid, in order: each with the place in `docAt` it comes before. */
+  private readonly added: Array<{ doc: number, place: number }> = []
+
+  constructor (
+    private readonly docAt: Int32Array,
+    private readonly placeOf: Int32Array,
+    private readonly before: (a: number, b: number) => number
+  ) {}
+
+  /** Lays out the documents a walk visits in order; `before` must agree with that order. */
+  static lay (size: number, walk: (visit: (doc: number) => void) => void, before: (a: number, b: number) => number): FlatOrder {
+    const docAt = new Int32Array(size)
+    let place = 0
+    walk(doc => { docAt[place++] = doc })
+    let highest = -1
+    for (let i = 0; i < docAt.length; i++) if (docAt[i] > highest) highest = docAt[i]
+    const placeOf = new Int32Array(highest + 1).fill(-1)
+    for (let i = 0; i < docAt.length; i++) placeOf[docAt[i]] = i
+    return new FlatOrder(docAt, placeOf, before)
+  }
+
+  /** Changes taken as patches since the order was laid. */
+  get patches (): number { return this.removed.size + this.added.length }
+
+  /** Bytes held (estimate): the two arrays, and each patch. */
+  get byteSize (): number {
+    return this.docAt.byteLength + this.placeOf.byteLength + 320 + this.removed.size * 16 + this.added.length * 48
+  }
+
+  /** Whether `doc` holds the place it was laid at (laid here and not removed since). */
+  private laidHere (doc: number): boolean {
+    return doc < this.placeOf.length && this.placeOf[doc] >= 0 && !this.removed.has(doc)
+  }
+
+  /**
+   * The place in `docAt` that `doc` comes before: the first laid document
+   * not removed that comes after it (the length of `docAt` when none does).
+   * The removed ones are skipped: their values may have changed since, so
+   * they take no part in the search; patches are few, so a skip is short.
+   */
+  private placeFor (doc: number): number {
+    const { docAt, removed, before } = this
+    let low = 0
+    let high = docAt.length
+    // Laid documents before `low` that are not removed come before doc; those from `high` on come after it.
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      let probe = middle
+      while (probe < high && removed.has(docAt[probe])) probe++
+      if (probe < high && before(docAt[probe], doc) < 0) low = probe + 1
+      else high = middle
+    }
+    return this.unremovedFrom(low)
+  }
+
+  /** The first place from `place` on whose document is not removed (the length of `docAt` when none is). */
+  private unremovedFrom (place: number): number {
+    const { docAt, removed } = this
+    while (place < docAt.length && removed.has(docAt[place])) place++
+    return place
+  }
+
+  /** Where `doc` (at `place`) belongs among the inserted documents: the first that does not come before it. */
+  private addedIndex (doc: number, place: number): number {
+    return this.firstAdded(other => other.place > place || (other.place === place && this.before(other.doc, doc) >= 0))
+  }
+
+  /** The first inserted document that passes `from` (which fails, then passes, along their order); their number when none does. */
+  private firstAdded (from: (other: { doc: number, place: number }) => boolean): number {
+    const { added } = this
+    let low = 0
+    let high = added.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (from(added[middle])) high = middle
+      else low = middle + 1
+    }
+    return low
+  }
+
+  /** Takes the insertion of `doc` (not in the order), with its values as they are now. */
+  insert (doc: number): void {
+    const place = this.placeFor(doc)
+    this.added.splice(this.addedIndex(doc, place), 0, { doc, place })
+  }
+
+  /**
+   * Takes the removal of `doc` (in the order), with the values it was
+   * inserted with. A laid document's place is void from now on: the inserted
+   * documents that came before it come before the next laid one. They stay
+   * where they are among the inserted: they came before the removed one, and
+   * those already placed before the next came after it.
+   */
+  remove (doc: number): void {
+    if (this.laidHere(doc)) {
+      const place = this.placeOf[doc]
+      this.removed.add(doc)
+      const next = this.unremovedFrom(place + 1)
+      const { added } = this
+      for (let i = this.firstAdded(other => other.place >= place); i < added.length && added[i].place === place; i++) added[i].place = next
+      return
+    }
+    const index = this.addedIndex(doc, this.placeFor(doc))
+    if (this.added[index]?.doc !== doc) throw new Error(`Document ${doc} is not in the flat order.`)
+    this.added.splice(index, 1)
+  }
+
+  /**
+   * Documents `start` to `start + size` of `matches` (`count` of them) in
+   * this order: walked from the first place when the page is found after few
+   * documents (the first page of a common filter after a few dozen), or else
+   * the matches' places gathered and sorted natively (a deep page, a rare
+   * filter) — the cheaper of the two, as their expected steps tell.
+   */
+  page (matches: Bits, count: number, start: number, size: number): number[] {
+    const end = Math.min(count, start + size)
+    if (start >= end) return []
+    const expectedWalk = end * (this.docAt.length / Math.max(count, 1))
+    return expectedWalk > SORT_STEPS * count * Math.log2(count + 1) ? this.sortedPage(matches, count, start, end) : this.walkedPage(matches, start, end)
+  }
+
+  /** Matches `start` to `end` (excluded), by a walk from the first place that merges the inserted documents in. */
+  walkedPage (matches: Bits, start: number, end: number): number[] {
+    const { docAt, added, removed } = this
+    const page: number[] = []
+    let seen = 0
+    let next = 0
+    const take = (doc: number): void => { if (seen++ >= start) page.push(doc) }
+    for (let place = 0; place <= docAt.length && page.length < end - start; place++) {
+      for (; next < added.length && added[next].place === place && page.length < end - start; next++) {
+        if (matches.has(added[next].doc)) take(added[next].doc)
+      }
+      if (place === docAt.length || page.length >= end - start) break
+      const doc = docAt[place]
+      if (matches.has(doc) && (removed.size === 0 || !removed.has(doc))) take(doc)
+    }
+    return page
+  }
+
+  /**
+   * Matches `start` to `end` (excluded), by a native sort of keys: a laid
+   * document's place, or for an inserted one a key between the place before
+   * its own and its own, ordered as the inserted documents are.
+   */
+  sortedPage (matches: Bits, count: number, start: number, end: number): number[] {
+    const { docAt, placeOf, added } = this
+    const keys = new Float64Array(count)
+    const inserted = new Map<number, number>()
+    let found = 0
+    matches.forEach(doc => {
+      if (this.laidHere(doc)) {
+        keys[found++] = placeOf[doc]
+        return
+      }
+      const index = this.addedIndex(doc, this.placeFor(doc))
+      if (added[index]?.doc !== doc) return
+      // Keys of the inserted documents lie between place − 1 and place, in their order (index).
+      const key = added[index].place - 1 + (index + 1) / (added.length + 1)
+      inserted.set(key, doc)
+      keys[found++] = key
+    })
+    return Array.from(keys.subarray(0, found).sort().subarray(start, end), key => inserted.get(key) ?? docAt[key])
+  }
+}
