@@ -102,3 +102,25 @@ t.test('a page of every sort the indexes serve is read in order, ties included',
     for (const name of ['catalog_start', 'catalog_start_desc']) t.notOk(present.has(name), `${name} dropped at start`)
   })
 })
+
+t.test('the resident catalogue loads in batches read from the primary key, never sorted', async t => {
+  // Its rows are read `LOAD_BATCH` at a time after the last uid read: a batch ordered by anything but the key sorts the whole catalogue again, each time.
+  const first = await build(t, { env: { RESIDENT_CATALOG: 'false' } })
+  const admin = await first.tokenFor('admin')
+  for (let n = 0; n < 3; n++) t.equal((await first.call('POST', '/talks', talkBody({ title: `Loaded talk ${n}` }), admin)).statusCode, 201)
+  const sent: Sent[] = []
+  const second = await requestContext.run(sent, async () => await build(t, { databaseUrl: first.databaseUrl }))
+  for (;;) {
+    const health = (await second.call('GET', '/@health?verbose')).json()
+    if (health.resident_catalogue?.state !== 'loading') break
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  const batches = sent.filter(s => /FROM catalog WHERE uid/.test(s.text) && /ORDER BY/.test(s.text))
+  t.ok(batches.length > 0, 'the load read its batches')
+  const planner = new pg.Client({ connectionString: first.databaseUrl })
+  await planner.connect()
+  t.teardown(async () => { await planner.end() })
+  await planner.query('SET enable_sort = off; SET enable_incremental_sort = off')
+  const { rows: [{ 'QUERY PLAN': [{ Plan: plan }] }] } = await planner.query(`EXPLAIN (FORMAT JSON) ${batches[0].text}`, batches[0].values)
+  t.same(sortsIn(plan), [], `no sort in the plan of ${batches[0].text.replace(/\s+/g, ' ').slice(-80)}`)
+})
