@@ -1,6 +1,8 @@
 import t, { type Test } from 'tap'
 import { Bits } from '../../core/catalog/resident/bits.js'
 import { SortedOrder } from '../../core/catalog/resident/sorted-order.js'
+import { selectRange } from '../../core/catalog/resident/flat-order.js'
+import fc from 'fast-check'
 
 /**
  * A sorted order of documents kept under inserts and removals walks as a
@@ -277,4 +279,27 @@ t.test('what the caller gets wrong is refused or answered false', async t => {
   t.same(walked(order.descending.bind(order)), [0, 1, 3, 2])
   t.equal(order.size, 4)
   t.ok(order.byteSize >= 4 * 1024, 'a chunk counts with its room')
+})
+
+t.test('selectRange puts the keys of a page in order at their offsets, whatever their arrangement', async t => {
+  const arrangements = {
+    'as drawn': (keys: number[]) => keys,
+    sorted: (keys: number[]) => keys.sort((a, b) => a - b),
+    reversed: (keys: number[]) => keys.sort((a, b) => b - a),
+    'organ pipes': (keys: number[]) => { const sorted = [...keys].sort((a, b) => a - b); return [...sorted.filter((_, i) => i % 2 === 0), ...sorted.filter((_, i) => i % 2 === 1).reverse()] }
+  }
+  fc.assert(fc.property(
+    fc.uniqueArray(fc.double({ min: -1, max: 1e7, noNaN: true, noDefaultInfinity: true }), { minLength: 0, maxLength: 400 }),
+    fc.constantFrom(...Object.keys(arrangements) as Array<keyof typeof arrangements>),
+    fc.nat(), fc.nat(),
+    (distinct, arrangement, a, b) => {
+      const keys = Float64Array.from(arrangements[arrangement]([...distinct]))
+      const from = keys.length === 0 ? 0 : a % (keys.length + 1)
+      const to = Math.min(keys.length, from + (b % 40))
+      const expected = [...keys].sort((x, y) => x - y)
+      selectRange(keys, from, to)
+      t.strictSame([...keys.subarray(from, to)], expected.slice(from, to))
+      t.strictSame([...keys].sort((x, y) => x - y), expected, 'the same keys')
+    }
+  ), { numRuns: 300 })
 })
