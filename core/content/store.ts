@@ -191,17 +191,44 @@ export class ContentStore {
 
   /** The object at `path` with its ancestors; when it does not exist, the nearest existing ancestor's lineage. */
   async locate (path: string, q: Queryable = this.db): Promise<Traversal<Located>> {
+    return this.traversalOf(path, await this.lineageRows(path, q))
+  }
+
+  private async lineageRows (path: string, q: Queryable): Promise<Array<{ row: ContentRow, lock: LockRow | null }>> {
     const { rows } = await q.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
       WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)], PREPARED)
-    return this.traversalOf(path, rows.map(splitLiveLock))
+    return rows.map(splitLiveLock)
   }
 
   /**
    * `locate` for a request that only shows what it finds (GET, HEAD): the
-   * object as kept since the last write, when it is (`keepReads`).
+   * object as kept since the last write, when it is (`keepReads`); else, when
+   * its parent is kept, the object's row alone below it.
    */
   async locateForReading (path: string): Promise<Traversal<Located>> {
-    return this.kept === null ? await this.locate(path) : await this.kept.read(path, async () => await this.locate(path))
+    if (this.kept === null) return await this.locate(path)
+    return await this.kept.read(path, {
+      whole: async parentPath => {
+        const read = await this.lineageRows(path, this.db)
+        return { traversal: this.traversalOf(path, read), parent: this.traversalOf(parentPath, read) }
+      },
+      below: async parent => await this.locateBelow(path, parent)
+    })
+  }
+
+  /**
+   * The object at `path` read alone, below its parent as located before (a
+   * statement of one row where `locate` reads the whole lineage); null when
+   * the row found is not that parent's child (the parent was replaced meanwhile).
+   */
+  private async locateBelow (path: string, parent: Located): Promise<Traversal<Located> | null> {
+    const { rows } = await this.db.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
+      WHERE path = $1`, [path], PREPARED)
+    if (rows.length === 0) return { found: null, nearest: parent.lineage }
+    const { row: obj, lock } = splitLiveLock(rows[0])
+    if (obj.parent_uid !== parent.obj.uid) return null
+    const lineage = [...parent.lineage, obj]
+    return { found: { obj, lineage, type: this.typeOf(obj), lock }, nearest: lineage }
   }
 
   /** The lineage of `path` from the rows read of it and its ancestors (a gap in the chain means a missing ancestor). */

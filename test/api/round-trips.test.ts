@@ -77,6 +77,17 @@ t.test('statements per request (the SQL engine: RESIDENT_CATALOG=false)', async 
   const changed = await requestContext.run(afterWrite, async () => await call('GET', '/talks/talk-1'))
   t.equal(changed.json().description, 'Changed')
   t.equal(afterWrite.length, 1, `GET one talk right after a write: traversal with the lock (${afterWrite.join(' | ')})`)
+  t.match(afterWrite[0].replace(/\s+/g, ' '), /WHERE path = \$1$/, 'the talk\'s row alone, below its folder kept')
+  // A change of the folder forgets what is kept below it; a talk read whole then keeps the folder again, and the next talk is read alone below it.
+  t.equal((await call('PATCH', '/talks', { description: 'The folder, changed' }, admin)).statusCode, 204)
+  const whole: string[] = []
+  t.equal((await requestContext.run(whole, async () => await call('GET', '/talks/talk-5', undefined, admin))).statusCode, 200)
+  t.match(whole.join(' | ').replace(/\s+/g, ' '), /WHERE path = ANY\(\$1\)/, `the first talk after the folder's change: its whole lineage (${whole.join(' | ')})`)
+  const belowFolder: string[] = []
+  const nextTalk = await requestContext.run(belowFolder, async () => await call('GET', '/talks/talk-6', undefined, admin))
+  t.equal(nextTalk.json().parent.description, 'The folder, changed', 'shown below the folder as it is now')
+  t.equal(belowFolder.length, 1, `the next talk: one statement (${belowFolder.join(' | ')})`)
+  t.match(belowFolder.join(' | ').replace(/\s+/g, ' '), /WHERE path = \$1$/, 'its row alone')
   t.equal((await statements(async () => await call('GET', '/talks/talk-1'), 200)).length, 0, 'and then kept again')
   // A crowd right after a write that changes what the query filters on (a talk published): ten callers of the same listing at once send its statements once, not once each.
   t.equal((await call('POST', '/talks/talk-3/@workflow/publish', {}, admin)).statusCode, 200)
