@@ -20,7 +20,7 @@ export const patchLimit = (size: number): number => Math.max(MIN_PATCHES, size >
  * One direction of a sorted order (sorted-order.ts) laid flat, as a page
  * wants it: the documents in a typed array (`docAt`) and each document's
  * place in it (`placeOf`, -1 for none), so that a page is a tight loop over
- * the array, or a native sort of its matches' places when a walk would pass
+ * the array, or a selection among its matches' places when a walk would pass
  * too many (`page`).
  *
  * Laying an order flat walks all its documents; a site's writes change the
@@ -30,7 +30,7 @@ export const patchLimit = (size: number): number => Math.max(MIN_PATCHES, size >
  * takes changes as patches instead: documents removed since it was laid
  * (their place is void), and documents inserted since, each with the place it
  * comes before, in order. A page merges the patches into its walk, or gives
- * inserted documents keys between the places when it sorts. After
+ * inserted documents keys between the places when it selects. After
  * `patchLimit` changes the order drops it and lays it again at the next ask,
  * so laying costs each change a sixteenth of a document's step.
  *
