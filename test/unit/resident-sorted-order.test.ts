@@ -158,7 +158,7 @@ function run (seed: number, s: Scenario): string | null {
         for (const doc of members) all.add(doc)
         const walkedAll = difference(flat.walkedPage(all, 0, members.size), expected[name])
         if (walkedAll !== null) return `${step}, ${name} flat, walked: ${walkedAll}`
-        const sortedAll = difference(flat.sortedPage(all, members.size, 0, members.size), expected[name])
+        const sortedAll = difference(flat.selectedPage(all, members.size, 0, members.size), expected[name])
         if (sortedAll !== null) return `${step}, ${name} flat, sorted: ${sortedAll}`
       }
       for (let i = 0; i < 3; i++) {
@@ -171,7 +171,7 @@ function run (seed: number, s: Scenario): string | null {
         const flat = order.flat(name)
         const wanted = expected[name].filter(doc => matches.has(doc)).slice(start, start + size)
         const end = Math.min(count, start + size)
-        const pages = { chosen: flat.page(matches, count, start, size), walked: start < end ? flat.walkedPage(matches, start, end) : [], sorted: start < end ? flat.sortedPage(matches, count, start, end) : [] }
+        const pages = { chosen: flat.page(matches, count, start, size), walked: start < end ? flat.walkedPage(matches, start, end) : [], sorted: start < end ? flat.selectedPage(matches, count, start, end) : [] }
         for (const [how, page] of Object.entries(pages)) {
           const wrong = difference(page, wanted)
           if (wrong !== null) return `${step}, ${name} page of ${count} matches from ${start}, ${size} (${how}): ${wrong}`

@@ -16,6 +16,26 @@ const MIN_PATCHES = 64
 /** How many changes an order of `size` documents takes as patches: laying it again (a walk of them all) is paid once per so many. */
 export const patchLimit = (size: number): number => Math.max(MIN_PATCHES, size >>> 4)
 
+/** The walks of an order: `ascending`, `descending` (SQL's `DESC NULLS LAST`, ties ascending) and `reversed` (ascending backwards). */
+export type Direction = 'ascending' | 'descending' | 'reversed'
+
+/**
+ * The strict total order of a direction's walk (sorted-order.ts), from the
+ * order's `compare` (value ascending, nulls last, then the tie-break),
+ * `sameValue` and `isNull`: for placing a document among the laid ones.
+ */
+export function directionOrder (direction: Direction, compare: (a: number, b: number) => number,
+  sameValue: (a: number, b: number) => boolean, isNull: (doc: number) => boolean): (a: number, b: number) => number {
+  if (direction === 'ascending') return compare
+  if (direction === 'reversed') return (a, b) => compare(b, a)
+  // Values from the highest down, ties ascending, nulls last (ascending among themselves).
+  return (a, b) => {
+    const aNull = isNull(a)
+    if (aNull !== isNull(b)) return aNull ? 1 : -1
+    return aNull || sameValue(a, b) ? compare(a, b) : compare(b, a)
+  }
+}
+
 /**
  * One direction of a sorted order (sorted-order.ts) laid flat, as a page
  * wants it: the documents in a typed array (`docAt`) and each document's
@@ -159,14 +179,14 @@ export class FlatOrder {
    * Documents `start` to `start + size` of `matches` (`count` of them) in
    * this order: walked from the first place when the page is found after few
    * documents (the first page of a common filter after a few dozen), or else
-   * the matches' places gathered and sorted natively (a deep page, a rare
-   * filter) — the cheaper of the two, as their expected steps tell.
+   * the page selected among the matches' keys (a deep page, a rare filter) —
+   * the cheaper of the two, as their expected steps tell.
    */
   page (matches: Bits, count: number, start: number, size: number): number[] {
     const end = Math.min(count, start + size)
     if (start >= end) return []
     const expectedWalk = end * (this.docAt.length / Math.max(count, 1))
-    return expectedWalk > SELECT_STEPS * count ? this.sortedPage(matches, count, start, end) : this.walkedPage(matches, start, end)
+    return expectedWalk > SELECT_STEPS * count ? this.selectedPage(matches, count, start, end) : this.walkedPage(matches, start, end)
   }
 
   /** Matches `start` to `end` (excluded), by a walk from the first place that merges the inserted documents in. */
@@ -192,7 +212,7 @@ export class FlatOrder {
    * document's place, or for an inserted one a key between the place before
    * its own and its own, ordered as the inserted documents are.
    */
-  sortedPage (matches: Bits, count: number, start: number, end: number): number[] {
+  selectedPage (matches: Bits, count: number, start: number, end: number): number[] {
     const { docAt, placeOf, added } = this
     const keys = new Float64Array(count)
     const inserted = new Map<number, number>()

@@ -1,4 +1,4 @@
-import { FlatOrder, patchLimit } from './flat-order.js'
+import { directionOrder, FlatOrder, patchLimit, type Direction } from './flat-order.js'
 
 /**
  * Document numbers kept in the order of one catalogue sort, as the resident
@@ -85,22 +85,9 @@ export class SortedOrder {
   flat (direction: Direction): FlatOrder {
     const kept = this.flats.get(direction)
     if (kept !== undefined) return kept
-    const flat = FlatOrder.lay(this.documents, visit => { this[direction](visit) }, this.before(direction))
+    const flat = FlatOrder.lay(this.documents, visit => { this[direction](visit) }, directionOrder(direction, this.compare, this.sameValue, this.isNull))
     this.flats.set(direction, flat)
     return flat
-  }
-
-  /** The strict total order of a direction's walk, for placing a document among the laid ones. */
-  private before (direction: Direction): (a: number, b: number) => number {
-    const { compare, sameValue, isNull } = this
-    if (direction === 'ascending') return compare
-    if (direction === 'reversed') return (a, b) => compare(b, a)
-    // Values from the highest down, ties ascending, nulls last (ascending among themselves).
-    return (a, b) => {
-      const aNull = isNull(a)
-      if (aNull !== isNull(b)) return aNull ? 1 : -1
-      return aNull || sameValue(a, b) ? compare(a, b) : compare(b, a)
-    }
   }
 
   /** Hands a change to the flat orders kept, dropping those that have taken `patchLimit`. */
@@ -350,9 +337,6 @@ export class SortedOrder {
     return this.chunks.length * (this.chunkSize * 4 + CHUNK_OVERHEAD) + 64 + flat
   }
 }
-
-/** The walks of an order: `ascending`, `descending` (SQL's `DESC NULLS LAST`, ties ascending) and `reversed` (ascending backwards). */
-export type Direction = 'ascending' | 'descending' | 'reversed'
 
 /** The most documents a chunk holds unless told otherwise: copying 1,024 numbers is well under a microsecond. */
 export const DEFAULT_CHUNK_SIZE = 1024
