@@ -131,6 +131,11 @@ export class Kept<T> {
     this.reading.clear()
   }
 
+  /** Forgets the values of these keys; the others still hold. */
+  forget (keys: Iterable<string>): void {
+    for (const key of keys) this.delete(key)
+  }
+
   /**
    * A write that changed only what the values `affected` tells depend on:
    * those are no longer kept, the others still hold. No read under way may be

@@ -2,6 +2,7 @@ import { othersOnly, type Notifications } from '../db/notifications.js'
 import type { Queryable } from '../db/db.js'
 import { heapBytes } from '../heap-size.js'
 import { Kept } from '../kept.js'
+import { type CatalogRow, KeptRows } from './kept-rows.js'
 
 /** What a query's matches add up to: `items_total`, and the facets asked for. */
 export interface Totals {
@@ -25,6 +26,13 @@ const TOTALS_BYTES = 8 * 1024 * 1024
  * a row). A page larger than this is not kept.
  */
 const PAGE_BYTES = 32 * 1024 * 1024
+/**
+ * Catalogue rows of the resident catalogue's pages, by uid, in bytes as their
+ * owner counts them (CatalogSearch: a talk's summary row some 1–2 kB): tens of
+ * thousands of rows, so that pages anywhere in a catalogue of 100,000 objects
+ * mostly find their rows here.
+ */
+const ROW_BYTES = 64 * 1024 * 1024
 /** One moment (a number) under one key. */
 const STABLE_BYTES = 1024
 /** Rows read and kept together (`page`): two pages of 25. */
@@ -60,17 +68,19 @@ const STABLE_DEPENDS_ON = ['effective', 'expires']
  * Callers who ask the same while it is being read wait for that read (core/kept.ts):
  * after a write, the crowd reading a popular listing sends its page and its
  * count once, not once each.
- * Two kinds are kept: a query's totals (`items_total` and facets: counting is
+ * Three kinds are kept: a query's totals (`items_total` and facets: counting is
  * O(matches), 100 ms at 100,000 talks, while a page is a few rows of an
  * index), shared by all its pages, and the rows of its pages, in windows
- * (`page`; frozen: every caller who asks the same reads the same rows).
+ * (`page`; frozen: every caller who asks the same reads the same rows) —
+ * these two for the queries PostgreSQL answers — and catalogue rows by uid
+ * for the pages of the resident catalogue (`rows`).
  */
 export class KeptResults {
   /** The columns a query depends on are a list every query of one kind shares: only its totals count as its own. */
   private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(TOTALS_BYTES, kept => heapBytes(kept.totals))
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(PAGE_BYTES)
-  /** The rows of the resident catalogue's pages (its pages and totals are its own): which rows a page shows is decided there, so only a change of one of them makes them stale. */
-  private readonly rowsKept = new Kept<{ rows: ReadonlyArray<Record<string, unknown>>, asked: readonly string[] }>(PAGE_BYTES, kept => heapBytes(kept.rows), kept => kept.asked)
+  /** Catalogue rows by uid (`rows`). */
+  private readonly keptRows = new KeptRows(ROW_BYTES)
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(STABLE_BYTES)
 
@@ -88,9 +98,7 @@ export class KeptResults {
   changed (columns?: readonly string[], uids?: readonly string[]): void {
     const affects = (dependsOn: readonly string[]): boolean => columns === undefined || columns.some(column => dependsOn.includes(column))
     this.pagesKept.clear()
-    if (uids === undefined) this.rowsKept.clear()
-    // Tagged by the uids asked for, not only those found: a row the caller could not see may be one it can now.
-    else this.rowsKept.clearTagged(uids)
+    this.keptRows.changed(uids)
     this.totalsKept.clearWhere(totals => affects(totals.dependsOn))
     if (affects(STABLE_DEPENDS_ON)) this.stable.clear()
   }
@@ -132,20 +140,12 @@ export class KeptResults {
   }
 
   /**
-   * The rows a page of the resident catalogue names (`key`: which rows, as
-   * whom), read by `read` unless kept ones are still exact at `now`; frozen.
-   * `until` (ms): the next moment an object becomes effective or expires; `asked`: the uids
-   * asked for, a change of any of which makes them stale.
+   * Rows by uid as `read` reads them (the resident catalogue's pages: which
+   * rows a page shows is decided there), kept until a write changes them;
+   * nothing is kept or shared while notifications are not heard.
    */
-  async rows (key: string, asked: readonly string[], now: Date, until: number, read: () => Promise<Array<Record<string, unknown>>>): Promise<ReadonlyArray<Record<string, unknown>>> {
-    const frozen = async (): Promise<ReadonlyArray<Record<string, unknown>>> => {
-      const rows = await read()
-      for (const row of rows) Object.freeze(row)
-      return Object.freeze(rows)
-    }
-    if (!this.notifications.listening) return await frozen()
-    // The resident catalogue knows until when its effective/expiry state holds: no statement to ask it.
-    return (await this.rowsKept.read(key, now.getTime(), async () => ({ value: { rows: await frozen(), asked }, until }))).rows
+  async rows (uids: readonly string[], read: (uids: string[]) => Promise<Map<string, CatalogRow>>): Promise<Map<string, CatalogRow>> {
+    return await this.keptRows.rows(uids, this.notifications.listening, read)
   }
 
   /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */

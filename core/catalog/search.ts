@@ -7,6 +7,7 @@ import { column, TIE_BREAKERS } from './catalog.js'
 import { endShown, type KeptResults, type Totals } from './kept-results.js'
 import { renderTsquery } from './tsquery.js'
 import type { IndexDefinition } from './indexes.js'
+import type { CatalogRow } from './kept-rows.js'
 import type { ResidentCatalog } from './resident/resident.js'
 
 export interface CatalogResult {
@@ -42,6 +43,26 @@ export const turningAround = (window: { at: Date, effectiveBy: Date, expiresAfte
  */
 export const RANKED_CANDIDATES = 250
 
+/** What rowsOf reads for the access rule, under names no index has (an index name is an identifier). */
+const ACCESS = { allowed: 'access allowed', effective: 'access effective', expires: 'access expires', creator: 'access creator' }
+
+/** A date column in microseconds since the epoch, as PostgreSQL compares it (a JavaScript Date holds milliseconds). */
+const microseconds = (name: string): string => `(extract(epoch FROM ${column(name)}) * 1000000)::float8`
+
+/**
+ * The access rule of `accessClause` applied to one row at `at` (µs since the
+ * epoch): the caller holds one of the principals allowed, and the row is
+ * active (effective by then, not yet expired) unless the caller sees inactive
+ * objects, or its own (`showInactiveOf`, the creator).
+ */
+export function mayView (row: CatalogRow, access: Access, at: number): boolean {
+  const allowed = row.allowed
+  if (allowed === null || !access.principals.some(principal => allowed.includes(principal))) return false
+  if (access.showInactive) return true
+  const active = (row.effective === null || row.effective <= at) && (row.expires === null || row.expires > at)
+  return active || (access.showInactiveOf !== undefined && row.creator === access.showInactiveOf)
+}
+
 /** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
 const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', long: 'bigint', uuid: 'uuid' }
 
@@ -70,6 +91,8 @@ function criterionColumns (criterion: Criterion): string[] {
 export class CatalogSearch {
   /** `kept`: kept results (without them every page is read and counted); `rankedCandidates`: see rankedPage. */
   private resident?: ResidentCatalog
+  /** How rowsOf reads rows, laid out at its first use (when every type has declared its indexes). */
+  private layout?: { names: string[], select: string }
   /** The resident catalogue, when the process holds one. */
   get residentCatalog (): ResidentCatalog | undefined { return this.resident }
 
@@ -80,31 +103,57 @@ export class CatalogSearch {
     this.resident = resident
   }
 
-  /** PostgreSQL's rank of some objects for a full-text query: what the resident catalogue orders its most recent matches by. */
+  /** PostgreSQL's rank of some objects for a full-text query: what the resident catalogue orders its most recent matches by, where it cannot compute it itself. */
   async rankOf (db: Queryable, uids: string[], tsquery: string): Promise<Map<string, number>> {
     const { rows } = await db.query<{ uid: string, rank: number }>(`SELECT uid::text AS uid, ts_rank_cd(searchable, to_tsquery('simple', $2)) AS rank
       FROM catalog WHERE uid = ANY($1::uuid[])`, [uids, tsquery], { prepared: true })
-    return new Map(rows.map(row => [row.uid, row.rank]))
+    // A float4, printed as the shortest decimal that reads back as it: the same float4 again, as the resident catalogue computes it.
+    return new Map(rows.map(row => [row.uid, Math.fround(row.rank)]))
   }
 
   /**
    * The catalogue rows of a page the resident catalogue found, in its order,
-   * as the caller may see them now: a row that changed since so that the
-   * caller may no longer see it is left out rather than shown.
+   * with the metadata columns `names` (all of them when not given), as the
+   * caller may see them now: a row that changed since so that the caller may
+   * no longer see it is left out rather than shown. Rows are kept by uid
+   * (KeptResults.rows) with what the access rule reads, which `mayView`
+   * applies to each: a row read for one caller serves every other.
    */
-  private async rowsOf (db: Queryable, uids: string[], access: Access, metadata: string, now: Date, until: number): Promise<ReadonlyArray<Record<string, unknown>>> {
+  private async rowsOf (db: Queryable, uids: string[], access: Access, names: string[] | undefined, now: Date): Promise<ReadonlyArray<Record<string, unknown>>> {
     if (uids.length === 0) return []
-    const params: unknown[] = [uids]
-    const p = (value: unknown): string => { params.push(value); return `$${params.length}` }
-    const sql = this.ofThese(`${metadata}uid::text AS uid`, access, p, now)
-    const read = async (): Promise<Array<Record<string, unknown>>> => {
-      // One text for each set of columns and kind of caller: kept prepared, as the traversal's.
-      const { rows } = await db.query<Record<string, unknown>>(sql, params, { prepared: true })
-      const byUid = new Map(rows.map(row => [row.uid as string, row]))
-      return uids.map(uid => byUid.get(uid)).filter((row): row is Record<string, unknown> => row !== undefined)
+    const layout = this.rowLayout()
+    const read = async (missing: string[]): Promise<Map<string, CatalogRow>> => {
+      const { rows } = await db.query<Record<string, unknown>>(layout.select, [missing], { prepared: true })
+      return new Map(rows.map(row => [row.uid as string, {
+        values: Object.freeze(layout.names.map(name => row[name])),
+        allowed: row[ACCESS.allowed] as string[] | null,
+        effective: row[ACCESS.effective] as number | null,
+        expires: row[ACCESS.expires] as number | null,
+        creator: row[ACCESS.creator] as string | null
+      }]))
     }
-    // Kept as the SQL engine's pages are: the same page asked again is answered from memory until the next write.
-    return this.kept === undefined ? await read() : await this.kept.rows(JSON.stringify([sql, params.map(v => v === now ? null : v)]), uids, now, until, read)
+    const rows = this.kept === undefined ? await read(uids) : await this.kept.rows(uids, read)
+    const shown = layout.names.flatMap((name, i) => names === undefined || names.includes(name) ? [i] : [])
+    const at = now.getTime() * 1000
+    return Object.freeze(uids.flatMap(uid => {
+      const row = rows.get(uid)
+      if (row === undefined || !mayView(row, access, at)) return []
+      const summary: Record<string, unknown> = {}
+      for (const i of shown) summary[layout.names[i]] = row.values[i]
+      summary.uid = uid
+      return [Object.freeze(summary)]
+    }))
+  }
+
+  /** How rowsOf reads catalogue rows: every metadata column, in the registry's order, and what the access rule reads. */
+  private rowLayout (): { names: string[], select: string } {
+    if (this.layout !== undefined) return this.layout
+    const names = this.metadataNames()
+    const select = `SELECT uid::text AS uid, ${names.map(column).join(', ')}${names.length > 0 ? ', ' : ''}"allowedRolesAndUsers" AS "${ACCESS.allowed}",
+      ${microseconds('effective')} AS "${ACCESS.effective}", ${microseconds('expires')} AS "${ACCESS.expires}", "Creator" AS "${ACCESS.creator}"
+      FROM catalog WHERE uid = ANY($1::uuid[])`
+    this.layout = { names, select }
+    return this.layout
   }
 
   /**
@@ -261,11 +310,14 @@ export class CatalogSearch {
       LIMIT ${limit} OFFSET ${start}`
   }
 
+  /** The metadata columns named (all of them when none are), in the registry's order. */
+  private metadataNames (names?: string[]): string[] {
+    return [...this.registry.indexes.values()].filter(i => i.metadata && (names === undefined || names.includes(i.name))).map(i => i.name)
+  }
+
   /** The SQL of the metadata columns named (all of them when none are), each followed by a comma: a page selects them and then `uid`. */
   private metadataColumns (names?: string[]): string {
-    const all = [...this.registry.indexes.values()].filter(i => i.metadata)
-    const chosen = names === undefined ? all : all.filter(i => names.includes(i.name))
-    return chosen.map(column).map(c => `${c}, `).join('')
+    return this.metadataNames(names).map(name => `${column(name)}, `).join('')
   }
 
   /**
@@ -277,11 +329,11 @@ export class CatalogSearch {
   async search (db: Queryable, query: Query, columns?: string[]): Promise<CatalogResult> {
     const now = new Date()
     const limit = Math.max(0, query.sortLimit !== undefined ? Math.min(query.size, query.sortLimit - query.start) : query.size)
-    const metadata = this.metadataColumns(columns)
     // `sort_limit` caps the total as it caps the rows.
     const capped = (total: number): number => query.sortLimit !== undefined ? Math.min(total, query.sortLimit) : total
     const resident = this.resident === undefined ? null : await this.resident.answer(query, query.start, limit, now)
-    if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, metadata, now, resident.until) }
+    if (resident !== null) return { total: capped(resident.total), rows: await this.rowsOf(db, resident.uids, query, columns, now) }
+    const metadata = this.metadataColumns(columns)
     // Only a query the resident catalogue left to PostgreSQL is rendered to SQL.
     const params: unknown[] = []
     const { clauses, rank, columns: filtered } = this.where(query, params, now)

@@ -149,9 +149,18 @@ t.test('statements per request, the resident catalogue answering', async t => {
     t.ok(first.length <= 3 && first.every(sql => !sql.includes('count(') && !sql.includes('ORDER BY')), `${url}: no count, no sort in PostgreSQL: the site root, the moment kept rows hold until, the rows (${first.join(' | ')})`)
     t.same(await sentFor(url), [], `${url} again: kept`)
   }
-  // A full-text page ranks its candidates in PostgreSQL: one statement for the rank, one for the rows.
-  const ranked = await sentFor('/@search?SearchableText=talk&b_size=5')
-  t.ok(ranked.length <= 3 && ranked.filter(sql => sql.includes('ts_rank_cd')).length === 1, `full text: the rank of the candidates, the rows (${ranked.join(' | ')})`)
+  // Rows are kept by uid, for every caller: another manager's page of the same rows, or a page that overlaps one read, reads nothing.
+  const other = await tokenFor('boss', ['Manager'])
+  t.equal((await call('GET', '/', undefined, other)).statusCode, 200, 'the caller\'s session, read once')
+  const asOther: string[] = []
+  t.equal((await requestContext.run(asOther, async () => await call('GET', '/@search?portal_type=talk&sort_on=Date&sort_order=descending&b_size=4&b_start=36', undefined, other))).statusCode, 200)
+  t.same(asOther, [], 'another caller, a page overlapping one read before: no statement')
+  // A full-text page of words is ranked here, from the words' positions: its rows are all PostgreSQL reads.
+  const ranked = await sentFor('/@search?SearchableText=talk&b_size=5&b_start=5')
+  t.ok(ranked.length <= 1 && !ranked.some(sql => sql.includes('ts_rank_cd')), `full text: the rows alone (${ranked.join(' | ')})`)
+  // A phrase's candidates are ranked by PostgreSQL: one statement for the ranks.
+  const phrase = await sentFor('/@search?SearchableText=%22talk%2012%22&b_size=5')
+  t.ok(phrase.length <= 2 && phrase.filter(sql => sql.includes('ts_rank_cd')).length === 1, `a phrase: the ranks of its candidates, the rows (${phrase.join(' | ')})`)
   t.equal(app.catalogSearch.residentCatalog?.counts.declined, 0, 'the resident catalogue answered every query')
 })
 

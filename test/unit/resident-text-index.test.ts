@@ -174,9 +174,51 @@ t.test('matches finds what PostgreSQL finds', async t => {
       }
     })
     t.same(failures.slice(0, 10), [], `${label}: ${count} queries as PostgreSQL answers them (seed ${seed})`)
+    await compareRanks(label, tsqueries)
     // Not a vacuous comparison: most queries find something, and a few are left to PostgreSQL.
     t.ok(found > count / 2, `${label}: ${found} of ${count * 2} answers find documents`)
     t.ok(unsureCount > 0, `${label}: ${unsureCount} answers left to PostgreSQL`)
+  }
+
+  /**
+   * The index's ts_rank_cd of every match of every query it ranks (words and
+   * prefixes joined by & and |) against PostgreSQL's, to the float4.
+   */
+  const compareRanks = async (label: string, tsqueries: Array<string | null>): Promise<void> => {
+    const { rows } = await client.query<{ i: string, id: number, rank: number }>(`SELECT q.i, d.id, ts_rank_cd(d.searchable, to_tsquery('simple', q.tsquery)) AS rank
+      FROM unnest($1::text[]) WITH ORDINALITY AS q(tsquery, i)
+      JOIN text_index_docs d ON q.tsquery IS NOT NULL AND d.searchable @@ to_tsquery('simple', q.tsquery)`, [tsqueries])
+    const byQuery = new Map<number, Map<number, number>>()
+    for (const row of rows) {
+      const ranks = byQuery.get(Number(row.i) - 1) ?? new Map<number, number>()
+      ranks.set(row.id, Math.fround(row.rank))
+      byQuery.set(Number(row.i) - 1, ranks)
+    }
+    const failures: string[] = []
+    let ranked = 0
+    let left = 0
+    let queriesRanked = 0
+    tsqueries.forEach((tsquery, i) => {
+      const want = byQuery.get(i)
+      if (tsquery === null || want === undefined || unsure(tsquery)) return
+      const got = index.rank(tsquery, [...want.keys()])
+      const plain = !/<->|!/.test(tsquery)
+      if (got === null) {
+        if (plain) failures.push(`${tsquery}: not ranked, though of words joined by & and |`)
+        return
+      }
+      if (!plain) failures.push(`${tsquery}: ranked, though it holds a phrase or a negation`)
+      queriesRanked++
+      for (const [id, rank] of want) {
+        const mine = got.get(id)
+        if (mine === undefined) { left++; continue }
+        ranked++
+        if (mine !== rank) failures.push(`${tsquery}, document ${id}: ${mine}, PostgreSQL ${rank}`)
+      }
+    })
+    t.same(failures.slice(0, 10), [], `${label}: ranks of ${ranked} matches of ${queriesRanked} queries as PostgreSQL's (seed ${seed})`)
+    // Not vacuous: most matches are ranked here; the few left (positions with a gap: past 16383, a word more than 256 times) go to PostgreSQL.
+    t.ok(ranked > 10 * left && queriesRanked > tsqueries.length / 10, `${label}: ${ranked} ranked, ${left} left to PostgreSQL`)
   }
 
   const initial = Array.from({ length: 400 }, (_, id) => randomDoc(id))

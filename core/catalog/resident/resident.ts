@@ -14,7 +14,7 @@ import type { SortedOrder } from './sorted-order.js'
 /** A page as the resident catalogue answers it: the uids in order, how many match in all, and until when (ms) that holds without a write. */
 export interface ResidentPage { total: number, uids: string[], until: number }
 
-/** Ranks full-text matches (uids) for a tsquery: PostgreSQL's ts_rank_cd, the rank the catalogue orders by. */
+/** Ranks full-text matches (uids) for a tsquery: PostgreSQL's ts_rank_cd (a float4, as a double: Math.fround), the rank the catalogue orders by. */
 export type Ranker = (uids: string[], tsquery: string) => Promise<Map<string, number>>
 
 export interface ResidentOptions {
@@ -209,20 +209,26 @@ export class ResidentCatalog {
   }
 
   /**
-   * PostgreSQL's ranks of these documents for a tsquery, by uid: those kept
-   * from an earlier query of the same words whose documents have not changed
-   * since (a rank depends on the document's words alone), the others asked
-   * for (ts_rank_cd reads each document's words: 250 of them cost PostgreSQL
-   * milliseconds, and the commonest words are asked again and again).
+   * The ranks of these documents for a tsquery, by uid: computed here from
+   * the words' positions where the text index can (cover-density.ts: a query
+   * of words joined by & and |, a document whose positions run without a
+   * gap), PostgreSQL's otherwise — those kept from an earlier query of the
+   * same words whose documents have not changed since (a rank depends on the
+   * document's words alone), the others asked for (ts_rank_cd reads each
+   * document's words: 250 of them cost PostgreSQL milliseconds).
    */
   private async ranksOf (state: ResidentState, docs: number[], tsquery: string): Promise<Map<string, number>> {
+    const ranks = new Map<string, number>()
+    const computed = state.text.rank(tsquery, docs)
+    const left = computed === null ? docs : docs.filter(doc => !computed.has(doc))
+    if (computed !== null) for (const [doc, rank] of computed) ranks.set(state.uidOf(doc), rank)
+    if (left.length === 0) return ranks
     const kept = this.ranks.get(tsquery) ?? new Map<number, { version: number, rank: number }>()
     this.ranks.delete(tsquery)
     this.ranks.set(tsquery, kept)
     if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.keys().next().value as string)
-    const ranks = new Map<string, number>()
     const missing: number[] = []
-    for (const doc of docs) {
+    for (const doc of left) {
       const known = kept.get(doc)
       if (known !== undefined && known.version === state.versionOf(doc)) ranks.set(state.uidOf(doc), known.rank)
       else missing.push(doc)

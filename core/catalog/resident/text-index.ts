@@ -5,6 +5,7 @@
 import type { FullText } from '../../query/text.js'
 import { renderTsquery } from '../tsquery.js'
 import { Bits } from './bits.js'
+import { coverDensity } from './cover-density.js'
 
 /** PostgreSQL's last word position (MAXENTRYPOS - 1): every later word of a document stands at it. */
 const LAST_POSITION = 16383
@@ -51,6 +52,14 @@ const isBlank = (c: number): boolean => c === 32 || (c >= 9 && c <= 13)
 const isDigit = (c: number): boolean => c >= 48 && c <= 57
 /** A weight after a position: A to D in either case, or `*` (which tsvector input takes for A). */
 const isWeight = (c: number): boolean => (c >= 65 && c <= 68) || (c >= 97 && c <= 100) || c === 42
+/** A weight's class as PostgreSQL numbers them (D = 0 … A = 3); a position without one is D. */
+const weightClass = (c: number): number => c === 42 ? 3 : 3 - ((c | 32) - 97)
+const WEIGHT_A = 3
+const WEIGHT_B = 2
+/** `titleEnds` of a document whose weights are not A up to some position and B after it (nor all one of them): ranked by PostgreSQL. */
+const IRREGULAR_WEIGHTS = 0xffff
+/** Query operands a rank tells apart (a bit each). */
+const MOST_RANKED_OPERANDS = 31
 
 /** A word of a tsquery, with `:*` when it is a prefix. */
 interface Operand { word: string, prefix: boolean }
@@ -152,6 +161,12 @@ export class TextIndex {
   private starts = new Int32Array(1024)
   private lengths = new Int32Array(1024)
   private firsts = new Uint16Array(1024)
+  /**
+   * Per document: the last position of weight A, all after it B (the
+   * catalogue's title, then the rest of its text); IRREGULAR_WEIGHTS when its
+   * weights are otherwise or its positions have a gap.
+   */
+  private titleEnds = new Uint16Array(1024)
   /** Documents set, those with a lexeme without positions, and those whose tsvector is NULL. */
   private readonly held = new Bits()
   private readonly stripped = new Bits()
@@ -170,6 +185,15 @@ export class TextIndex {
   private distinct = new Int32Array(256)
   private distinctCount = 0
   private first = 0
+  /** Of the last parse: the highest position of weight A, the lowest of another weight, whether those are all B. */
+  private lastA = 0
+  private firstOther = 0
+  private othersB = true
+  /** Scratch of `rank`: a document's entries, and the operands of each lexeme id (cleared after each query). */
+  private entryPositions = new Int32Array(256)
+  private entryWords = new Int32Array(256)
+  private entryClasses = new Uint8Array(256)
+  private operandsOf = new Int32Array(1024)
 
   /** Replaces what document `doc` holds by the tsvector given in PostgreSQL's text output form (e.g. `'abc':1A,4B 'de':2A`), or empty/null for none. */
   set (doc: number, tsvector: string | null): void {
@@ -202,6 +226,7 @@ export class TextIndex {
     this.starts[doc] = start
     this.lengths[doc] = pairs
     this.firsts[doc] = first
+    this.titleEnds[doc] = first > 0 && this.othersB && this.lastA < this.firstOther ? this.lastA : IRREGULAR_WEIGHTS
     this.held.add(doc)
     // `NULL @@ q` is null, never true: such a document matches nothing, not even `!x`.
     if (tsvector === null) this.nulls.add(doc)
@@ -240,9 +265,65 @@ export class TextIndex {
     return this.evaluate(node, searchable, Math.max(searchable.capacity, this.docLimit))
   }
 
+  /**
+   * `ts_rank_cd(searchable, to_tsquery('simple', tsquery))` of these
+   * documents, as PostgreSQL computes it (core/catalog/resident/cover-density.ts),
+   * for those this index can rank: documents held whose positions run without
+   * a gap and whose weights are A then B. Null when the query is not words and
+   * prefixes joined by `&` and `|` (a phrase, a negation: PostgreSQL ranks it).
+   */
+  rank (tsquery: string, docs: readonly number[]): Map<number, number> | null {
+    const node = parseTsquery(tsquery)
+    const operands: Operand[] = []
+    const satisfied = node === null ? null : compileCover(node, operands)
+    if (satisfied === null || operands.length > MOST_RANKED_OPERANDS) return null
+    if (this.operandsOf.length < this.lexemes.length) this.operandsOf = new Int32Array(this.lexemes.length * 2)
+    const { operandsOf } = this
+    const ids = operands.map(operand => this.idsOf(operand))
+    ids.forEach((some, k) => { for (const id of some) operandsOf[id] |= 1 << k })
+    const ranks = new Map<number, number>()
+    for (const doc of docs) {
+      if (!this.held.has(doc) || this.nulls.has(doc) || this.titleEnds[doc] === IRREGULAR_WEIGHTS) continue
+      ranks.set(doc, coverDensity(this.entryPositions, this.entryWords, this.entryClasses, this.entriesOf(doc), satisfied))
+    }
+    for (const some of ids) for (const id of some) operandsOf[id] = 0
+    return ranks
+  }
+
+  /** Puts a gapless document's entries (positions holding a query operand, per `operandsOf`) into the scratch arrays; answers how many. */
+  private entriesOf (doc: number): number {
+    const { arena, operandsOf } = this
+    const start = this.starts[doc]
+    const length = this.lengths[doc]
+    const first = this.firsts[doc]
+    const titleEnd = this.titleEnds[doc]
+    let count = 0
+    for (let i = 0; i < length; i++) {
+      const words = operandsOf[arena[start + i]]
+      if (words === 0) continue
+      if (count === this.entryPositions.length) this.growEntries()
+      const position = first + i
+      this.entryPositions[count] = position
+      this.entryWords[count] = words
+      this.entryClasses[count] = position <= titleEnd ? WEIGHT_A : WEIGHT_B
+      count++
+    }
+    return count
+  }
+
+  private growEntries (): void {
+    const length = this.entryPositions.length * 2
+    this.entryPositions = grownInt32(this.entryPositions, length)
+    this.entryWords = grownInt32(this.entryWords, length)
+    const classes = new Uint8Array(length)
+    classes.set(this.entryClasses)
+    this.entryClasses = classes
+  }
+
   /** Bytes held (an estimate good within ~20%). */
   get byteSize (): number {
-    let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength +
+    let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength + this.titleEnds.byteLength +
+      this.entryPositions.byteLength + this.entryWords.byteLength + this.entryClasses.byteLength + this.operandsOf.byteLength +
       this.byPosition.byteLength + this.placed.byteLength + this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
       this.held.byteSize + this.stripped.byteSize + this.nulls.byteSize
     const { lexemes, postings } = this
@@ -310,6 +391,9 @@ export class TextIndex {
     let high = 0
     let i = 0
     this.distinctCount = 0
+    this.lastA = 0
+    this.firstOther = LAST_POSITION + 1
+    this.othersB = true
     for (;;) {
       while (i < end && isBlank(text.charCodeAt(i))) i++
       if (i >= end) break
@@ -358,8 +442,13 @@ export class TextIndex {
           let value = 0
           while (i < end && isDigit(text.charCodeAt(i))) value = value * 10 + text.charCodeAt(i++) - 48
           if (i === digits || value === 0) throw malformed(text)
-          if (i < end && isWeight(text.charCodeAt(i))) i++
           const position = Math.min(value, LAST_POSITION)
+          const weight = i < end && isWeight(text.charCodeAt(i)) ? weightClass(text.charCodeAt(i++)) : 0
+          if (weight === WEIGHT_A) this.lastA = Math.max(this.lastA, position)
+          else {
+            this.firstOther = Math.min(this.firstOther, position)
+            if (weight !== WEIGHT_B) this.othersB = false
+          }
           if (position <= last || ++count > MAX_POSITIONS) canonical = false
           last = position
           pairs = this.pushKey(pairs, position * POSITION_UNIT + id)
@@ -697,6 +786,9 @@ export class TextIndex {
       const firsts = new Uint16Array(length)
       firsts.set(this.firsts)
       this.firsts = firsts
+      const titleEnds = new Uint16Array(length)
+      titleEnds.set(this.titleEnds)
+      this.titleEnds = titleEnds
     }
     if (doc >= this.docLimit) this.docLimit = doc + 1
   }
@@ -753,6 +845,28 @@ function intersects (a: Bits, b: Bits): boolean {
   const shared = Math.min(a.words.length, b.words.length)
   for (let i = 0; i < shared; i++) if ((a.words[i] & b.words[i]) !== 0) return true
   return false
+}
+
+/**
+ * The test a cover's words must pass for a query of words joined by `&` and
+ * `|` (bit k: operand k, appended to `operands`); null for anything else.
+ */
+function compileCover (node: Node, operands: Operand[]): ((seen: number) => boolean) | null {
+  switch (node.kind) {
+    case 'word': {
+      const bit = 1 << operands.length
+      operands.push(node.operand)
+      return seen => (seen & bit) !== 0
+    }
+    case 'and':
+    case 'or': {
+      const left = compileCover(node.left, operands)
+      const right = left === null ? null : compileCover(node.right, operands)
+      if (left === null || right === null) return null
+      return node.kind === 'and' ? seen => left(seen) && right(seen) : seen => left(seen) || right(seen)
+    }
+    default: return null
+  }
 }
 
 /**

@@ -1,0 +1,146 @@
+import t from 'tap'
+import { type CatalogRow, KeptRows } from '../../core/catalog/kept-rows.js'
+import { mayView } from '../../core/catalog/search.js'
+
+const rowOf = (title: string, allowed: string[] | null = ['Anonymous']): CatalogRow =>
+  ({ values: [title], allowed, effective: null, expires: null, creator: null })
+
+/** A read that answers what `table` holds when it is let go (`release`), counting the uids each read asked for. */
+function reader (table: Map<string, CatalogRow>): { read: (uids: string[]) => Promise<Map<string, CatalogRow>>, asked: string[][], release: () => void, fail: (err: Error) => void } {
+  const asked: string[][] = []
+  let pending: Array<{ resolve: () => void, reject: (err: Error) => void }> = []
+  return {
+    asked,
+    read: async uids => {
+      asked.push(uids)
+      await new Promise<void>((resolve, reject) => { pending.push({ resolve, reject }) })
+      return new Map(uids.flatMap(uid => table.has(uid) ? [[uid, table.get(uid) as CatalogRow]] : []))
+    },
+    release: () => { const now = pending; pending = []; for (const p of now) p.resolve() },
+    fail: err => { const now = pending; pending = []; for (const p of now) p.reject(err) }
+  }
+}
+
+const tick = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
+
+t.test('rows are read once, kept by uid for every later page, and forgotten when they change', async t => {
+  const table = new Map([['a', rowOf('A')], ['b', rowOf('B')], ['c', rowOf('C')]])
+  const rows = new KeptRows(1024 * 1024)
+  const { read, asked, release } = reader(table)
+  const first = rows.rows(['a', 'b', 'x'], true, read)
+  await tick()
+  release()
+  t.same([...(await first).keys()], ['a', 'b'], 'a uid without a row is not found')
+  const second = rows.rows(['b', 'c', 'a'], true, read)
+  await tick()
+  release()
+  t.same([...(await second).keys()].sort(), ['a', 'b', 'c'])
+  t.same(asked, [['a', 'b', 'x'], ['c']], 'only the row not kept is read')
+  table.set('b', rowOf('B, changed'))
+  rows.changed(['b'])
+  const third = rows.rows(['a', 'b'], true, read)
+  await tick()
+  release()
+  t.equal((await third).get('b')?.values[0], 'B, changed')
+  t.same(asked.at(-1), ['b'], 'the changed row alone is read again')
+  rows.changed()
+  const fourth = rows.rows(['a', 'c'], true, read)
+  await tick()
+  release()
+  await fourth
+  t.same(asked.at(-1), ['a', 'c'], 'a change that does not say which rows: every row is read again')
+})
+
+t.test('callers wait for a read under way; a row that changes meanwhile is given to them, not kept', async t => {
+  const table = new Map([['a', rowOf('A')], ['b', rowOf('B')]])
+  const rows = new KeptRows(1024 * 1024)
+  const { read, asked, release } = reader(table)
+  const first = rows.rows(['a', 'b'], true, read)
+  const second = rows.rows(['b', 'a'], true, read)
+  await tick()
+  t.same(asked, [['a', 'b']], 'one read for both callers')
+  rows.changed(['a'])
+  release()
+  t.same([...(await first).keys()], ['a', 'b'])
+  t.same([...(await second).keys()].sort(), ['a', 'b'])
+  const third = rows.rows(['a', 'b'], true, read)
+  await tick()
+  release()
+  await third
+  t.same(asked.at(-1), ['a'], 'the row that changed while it was read was not kept; the other was')
+  // A caller after the change does not join the read that began before it.
+  const before = rows.rows(['b', 'c'], true, read)
+  await tick()
+  rows.changed(['c'])
+  const after = rows.rows(['c'], true, read)
+  await tick()
+  t.same(asked.slice(-2), [['c'], ['c']], 'the read after the change is a read of its own')
+  release()
+  await Promise.all([before, after])
+})
+
+t.test('a failed read fails its callers, keeps nothing, and leaves no promise unhandled', async t => {
+  const rows = new KeptRows(1024 * 1024)
+  const { read, asked, fail, release } = reader(new Map([['a', rowOf('A')]]))
+  const unhandled: unknown[] = []
+  const onUnhandled = (reason: unknown): void => { unhandled.push(reason) }
+  process.on('unhandledRejection', onUnhandled)
+  t.teardown(() => { process.off('unhandledRejection', onUnhandled) })
+  const first = rows.rows(['a'], true, read)
+  const second = rows.rows(['a'], true, read)
+  await tick()
+  fail(new Error('connection lost'))
+  await t.rejects(first, /connection lost/)
+  await t.rejects(second, /connection lost/, 'the caller that waited for it too')
+  const third = rows.rows(['a'], true, read)
+  await tick()
+  release()
+  t.same([...(await third).keys()], ['a'])
+  t.equal(asked.length, 2, 'read again after the failure')
+  await tick()
+  t.same(unhandled, [])
+})
+
+t.test('while other processes\' writes are not heard, nothing is kept or shared', async t => {
+  const rows = new KeptRows(1024 * 1024)
+  const { read, asked, release } = reader(new Map([['a', rowOf('A')]]))
+  for (let n = 0; n < 2; n++) {
+    const reading = rows.rows(['a'], false, read)
+    await tick()
+    release()
+    await reading
+  }
+  t.equal(asked.length, 2)
+  t.equal(rows.bytes, 0)
+})
+
+t.test('the budget bounds the rows kept, the least recently used first out', async t => {
+  const table = new Map(Array.from({ length: 200 }, (_, i) => [`u${i}`, rowOf('x'.repeat(1000))]))
+  const rows = new KeptRows(64 * 1024)
+  const { read, release } = reader(table)
+  for (let i = 0; i < 200; i += 20) {
+    const reading = rows.rows([...table.keys()].slice(i, i + 20), true, read)
+    await tick()
+    release()
+    t.equal((await reading).size, 20)
+  }
+  t.ok(rows.bytes <= 64 * 1024 && rows.bytes > 32 * 1024, `within the budget (${rows.bytes} bytes)`)
+})
+
+t.test('mayView: the access clause of the catalogue, on one row', async t => {
+  const at = Date.parse('2024-06-01T12:00:00Z') * 1000
+  const row = (over: Partial<CatalogRow>): CatalogRow => ({ ...rowOf('x', ['Member', 'user:olga']), ...over })
+  const member = { principals: ['Anonymous', 'Authenticated', 'Member'], showInactive: false }
+  t.ok(mayView(row({}), member, at))
+  t.notOk(mayView(row({ allowed: ['Manager'] }), member, at), 'no principal in common')
+  t.notOk(mayView(row({ allowed: null }), member, at), 'no principals allowed (NULL)')
+  t.notOk(mayView(row({ allowed: [] }), member, at))
+  t.ok(mayView(row({ effective: at }), member, at), 'effective at this very microsecond')
+  t.notOk(mayView(row({ effective: at + 1 }), member, at), 'effective a microsecond later')
+  t.notOk(mayView(row({ expires: at }), member, at), 'expired at this very microsecond')
+  t.ok(mayView(row({ expires: at + 1 }), member, at))
+  t.ok(mayView(row({ expires: at }), { ...member, showInactive: true }, at), 'who sees inactive objects sees it')
+  t.ok(mayView(row({ expires: at, creator: 'olga' }), { ...member, showInactiveOf: 'olga' }, at), 'its creator, asking for inactive objects of theirs')
+  t.notOk(mayView(row({ expires: at, creator: 'paul' }), { ...member, showInactiveOf: 'olga' }, at), 'another\'s')
+  t.notOk(mayView(row({ allowed: ['Manager'], creator: 'olga' }), { ...member, showInactiveOf: 'olga' }, at), 'the creator, without a principal allowed')
+})
