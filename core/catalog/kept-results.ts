@@ -26,13 +26,6 @@ const TOTALS_BYTES = 8 * 1024 * 1024
  * a row). A page larger than this is not kept.
  */
 const PAGE_BYTES = 32 * 1024 * 1024
-/**
- * Catalogue rows of the resident catalogue's pages, by uid, in bytes as their
- * owner counts them (CatalogSearch: a talk's summary row some 1–2 kB): tens of
- * thousands of rows, so that pages anywhere in a catalogue of 100,000 objects
- * mostly find their rows here.
- */
-const ROW_BYTES = 64 * 1024 * 1024
 /** One moment (a number) under one key. */
 const STABLE_BYTES = 1024
 /** Rows read and kept together (`page`): two pages of 25. */
@@ -80,12 +73,16 @@ export class KeptResults {
   private readonly totalsKept = new Kept<{ totals: Totals, dependsOn: readonly string[] }>(TOTALS_BYTES, kept => heapBytes(kept.totals))
   private readonly pagesKept = new Kept<ReadonlyArray<Record<string, unknown>>>(PAGE_BYTES)
   /** Catalogue rows by uid (`rows`). */
-  private readonly keptRows = new KeptRows(ROW_BYTES)
+  private readonly keptRows: KeptRows
   /** Until when (ms) the catalogue's effective/expiry state holds: one value, kept until that moment or the next write. */
   private readonly stable = new Kept<number>(STABLE_BYTES)
 
-  /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
-  constructor (private readonly notifications: Notifications, ownWrites?: string) {
+  /**
+   * `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId);
+   * `rowBytes`: what the catalogue rows by uid may hold (KEPT_ROWS_BYTES).
+   */
+  constructor (private readonly notifications: Notifications, ownWrites: string | undefined, rowBytes: number) {
+    this.keptRows = new KeptRows(rowBytes)
     notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, (columns, uids) => { this.changed(columns, uids) }))
   }
 

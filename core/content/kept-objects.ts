@@ -7,13 +7,6 @@ import { pathParents } from './paths.js'
 import type { Located, Traversal } from './rows.js'
 
 /**
- * Objects kept, in bytes (core/kept.ts; the least recently read go first):
- * some thousands of objects with their lineages, a few hundred at the
- * largest a talk may be (its texts at their limits).
- */
-const OBJECTS_BYTES = 32 * 1024 * 1024
-
-/**
  * What a kept traversal holds of its own: the object's row and its lineage's
  * slots (its content type is the registry's; its ancestors' rows are shared
  * with the traversals kept of them and of their other children, and go when
@@ -50,12 +43,16 @@ export interface Locate {
  * A write never starts from a kept object: it reads the object as it is now.
  */
 export class KeptObjects {
-  private readonly entries = new Kept<Traversal<Located>>(OBJECTS_BYTES, rowBytes, ({ found, nearest }) => (found?.lineage ?? nearest).map(row => row.uid))
+  private readonly entries: Kept<Traversal<Located>>
   /** Writes heard so far (`changed`): a read that saw none meanwhile may keep what it found beside its own entry. */
   private writes = 0
 
-  /** `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId). */
-  constructor (private readonly notifications: Notifications, ownWrites?: string) {
+  /**
+   * `budget`: bytes (core/kept.ts; the least recently read go first: KEPT_OBJECTS_BYTES);
+   * `ownWrites`: the key of this process's notifications, whose writes `changed` already applied (ContentStore.writerId).
+   */
+  constructor (private readonly notifications: Notifications, budget: number, ownWrites?: string) {
+    this.entries = new Kept<Traversal<Located>>(budget, rowBytes, ({ found, nearest }) => (found?.lineage ?? nearest).map(row => row.uid))
     notifications.onChange(CATALOG_CHANGED, othersOnly(ownWrites, (_columns, uids) => { this.changed(uids) }))
     notifications.onChange(LOCKS_CHANGED, othersOnly(ownWrites, () => { this.changed() }))
   }

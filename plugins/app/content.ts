@@ -44,9 +44,9 @@ export default fp(async fastify => {
   const { types, catalog, outbox, content } = await openContent(fastify.db, fastify.contentTypeDirs)
   fastify.decorate('contentTypes', types)
   fastify.decorate('catalog', catalog)
-  const results = new KeptResults(fastify.db.notifications, content.writerId)
+  const results = new KeptResults(fastify.db.notifications, content.writerId, fastify.config.KEPT_ROWS_BYTES)
   content.onCatalogChange((columns, uids) => { results.changed(columns, uids) })
-  const kept = new KeptObjects(fastify.db.notifications, content.writerId)
+  const kept = new KeptObjects(fastify.db.notifications, fastify.config.KEPT_OBJECTS_BYTES, content.writerId)
   content.keepReads(kept)
   const catalogSearch = new CatalogSearch(types, results)
   if (fastify.config.RESIDENT_CATALOG) {
