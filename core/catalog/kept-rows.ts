@@ -15,9 +15,6 @@ export interface CatalogRow {
   readonly creator: string | null
 }
 
-/** A read under way of one row: null when the catalogue has no row of that uid. */
-type Reading = Promise<CatalogRow | null>
-
 /**
  * Catalogue rows kept by uid, whichever page or caller read them: a page of
  * the resident catalogue is its uids, and a row read for one page serves
@@ -25,13 +22,16 @@ type Reading = Promise<CatalogRow | null>
  * of it is decided from the row itself, by its owner: CatalogSearch.rowsOf).
  * The least recently used go first, within a budget in bytes (core/kept.ts).
  * A write forgets the rows it changed: this process's at once, another's when
- * its notification arrives. Callers that need a row another caller is reading
- * wait for that read (a crowd after a write reads a popular page once); a
- * read under way when its row changes is given to its callers but not kept.
+ * its notification arrives; a read under way when its row changes is given
+ * to its caller but not kept. A caller does not wait for another's read of
+ * the same rows: the pages of a burst share most of their rows, and callers
+ * woken together by one read would serialise their answers back to back,
+ * holding the event loop for all of them (test/security/bounded-work.test.ts).
  */
 export class KeptRows {
   private readonly kept: Kept<CatalogRow>
-  private readonly reading = new Map<string, Reading>()
+  /** The reads under way, by the uid of each row they read: a change of the row unregisters it, and what the read finds of it is not kept. */
+  private readonly reading = new Map<string, object>()
 
   /** `budget`: bytes (a row counted as its values and principals: the rest of it is a few numbers). */
   constructor (budget: number) {
@@ -50,43 +50,34 @@ export class KeptRows {
   }
 
   /**
-   * The rows of `uids` that exist, by uid: kept ones, those another caller is
-   * reading, and the rest read by `read` in one statement (`keep` false: read,
-   * never kept nor shared — while the writes of other processes are not heard).
+   * The rows of `uids` that exist, by uid: kept ones, and the rest read by
+   * `read` in one statement (`keep` false: read, never kept — while the
+   * writes of other processes are not heard).
    */
   async rows (uids: readonly string[], keep: boolean, read: (uids: string[]) => Promise<Map<string, CatalogRow>>): Promise<Map<string, CatalogRow>> {
     const found = new Map<string, CatalogRow>()
-    const waits: Array<Promise<void>> = []
     const missing: string[] = []
     for (const uid of uids) {
       const row = keep ? this.kept.get(uid) : undefined
-      if (row !== undefined) { found.set(uid, row); continue }
-      const underWay = keep ? this.reading.get(uid) : undefined
-      if (underWay !== undefined) waits.push(underWay.then(row => { if (row !== null) found.set(uid, row) }))
-      else if (!found.has(uid) && !missing.includes(uid)) missing.push(uid)
+      if (row !== undefined) found.set(uid, row)
+      else if (!missing.includes(uid)) missing.push(uid)
     }
-    if (missing.length > 0) await this.readMissing(missing, keep, read, found)
-    await Promise.all(waits)
-    return found
-  }
-
-  private async readMissing (missing: string[], keep: boolean, read: (uids: string[]) => Promise<Map<string, CatalogRow>>, found: Map<string, CatalogRow>): Promise<void> {
-    const reading = read(missing)
-    const readings = missing.map(uid => reading.then(rows => rows.get(uid) ?? null))
-    // Callers that joined a read see its failure through their own chain; these are only shared.
-    for (const one of readings) one.catch(() => {})
-    if (keep) missing.forEach((uid, i) => this.reading.set(uid, readings[i]))
+    if (missing.length === 0) return found
+    const mine = {}
+    if (keep) for (const uid of missing) this.reading.set(uid, mine)
     try {
-      const rows = await reading
-      missing.forEach((uid, i) => {
+      const rows = await read(missing)
+      for (const uid of missing) {
         const row = rows.get(uid)
-        if (row !== undefined) found.set(uid, row)
-        // Still registered: no change of this row was heard since the read began.
-        if (keep && this.reading.get(uid) === readings[i] && row !== undefined) this.kept.set(uid, row)
-      })
+        if (row === undefined) continue
+        found.set(uid, row)
+        // Still registered: no change of this row was heard since the read began (nor another read of it began).
+        if (keep && this.reading.get(uid) === mine) this.kept.set(uid, row)
+      }
     } finally {
-      if (keep) missing.forEach((uid, i) => { if (this.reading.get(uid) === readings[i]) this.reading.delete(uid) })
+      if (keep) for (const uid of missing) if (this.reading.get(uid) === mine) this.reading.delete(uid)
     }
+    return found
   }
 
   /** The bytes kept. */

@@ -22,6 +22,13 @@ const CLOSED_BY = new Map<string, Set<string>>([
 
 const NOTHING = new Set<string>()
 
+/**
+ * Elements whose content htmlparser2 reads as text up to their end tag
+ * (`</script` and then `>` or a space, in any case), unless their start tag
+ * closes itself (`<script/>`): `<script><!--</script><p>` holds no comment.
+ */
+const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'xmp'])
+
 const GT = 0x3e
 const SLASH = 0x2f
 const EQUALS = 0x3d
@@ -32,16 +39,19 @@ const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x09 |
 /**
  * Where the start tag whose name ends at `at` ends (the offset after its
  * `>`), reading its attributes as htmlparser2's tokenizer does: a quote opens
- * a value only right after `=`. -1 when the markup ends first.
+ * a value only right after `=`; negative when it closes itself (`/>`, a
+ * slash between attributes: the offset after it, negated). 0 when the
+ * markup ends first.
  */
 function endOfStartTag (markup: string, at: number): number {
   const code = (i: number): number => markup.charCodeAt(i)
   const n = markup.length
   let i = at
   for (;;) {
+    const between = i
     while (i < n && (isSpace(code(i)) || code(i) === SLASH)) i++
-    if (i >= n) return -1
-    if (code(i) === GT) return i + 1
+    if (i >= n) return 0
+    if (code(i) === GT) return i > between && code(i - 1) === SLASH ? -(i + 1) : i + 1
     // An attribute's name: its first character whatever it is (`=` too), then up to a space, `/`, `>` or `=`.
     i++
     while (i < n && !isSpace(code(i)) && code(i) !== SLASH && code(i) !== GT && code(i) !== EQUALS) i++
@@ -49,16 +59,25 @@ function endOfStartTag (markup: string, at: number): number {
     if (i >= n || code(i) !== EQUALS) continue
     i++
     while (i < n && isSpace(code(i))) i++
-    if (i >= n) return -1
+    if (i >= n) return 0
     const quote = markup[i]
     if (quote === '"' || quote === "'") {
       const closing = markup.indexOf(quote, i + 1)
-      if (closing < 0) return -1
+      if (closing < 0) return 0
       i = closing + 1
     } else {
       while (i < n && !isSpace(code(i)) && code(i) !== GT) i++
     }
   }
+}
+
+/** Where the end tag of a raw-text element `name` begins (`</name` and then `>` or a space, in any case), from `at` on; -1 when there is none. */
+function endOfRawText (markup: string, at: number, name: string): number {
+  for (let i = markup.indexOf('</', at); i >= 0; i = markup.indexOf('</', i + 1)) {
+    const after = markup.charCodeAt(i + 2 + name.length)
+    if (markup.slice(i + 2, i + 2 + name.length).toLowerCase() === name && (after === GT || isSpace(after))) return i
+  }
+  return -1
 }
 
 /**
@@ -71,7 +90,7 @@ function endOfStartTag (markup: string, at: number): number {
  * counts every other start tag one level deeper, so that it never finds
  * markup shallower than the parser builds it (test/unit/markup-depth.test.ts
  * holds it to htmlparser2). It skips only what the parser reads as no tags:
- * comments (`<!--` to `-->`, whose dashes may be its own: `<!-->`),
+ * the text of raw-text elements (`RAW_TEXT`), comments (`<!--` to `-->`, whose dashes may be its own: `<!-->`),
  * declarations and instructions (`<!…>`, `<?…>`), end tags' insides,
  * attribute values in quotes; a tag the markup ends inside is the end (the
  * parser reads the rest as text).
@@ -101,13 +120,19 @@ export function nestsDeeperThan (markup: string, limit: number): boolean {
     let nameEnd = at + 1
     while (nameEnd < markup.length && !isSpace(markup.charCodeAt(nameEnd)) && markup.charCodeAt(nameEnd) !== SLASH && markup.charCodeAt(nameEnd) !== GT) nameEnd++
     const name = markup.slice(at + 1, nameEnd).toLowerCase()
-    at = endOfStartTag(markup, nameEnd)
-    if (at < 0) return false
+    const tagEnd = endOfStartTag(markup, nameEnd)
+    if (tagEnd === 0) return false
+    at = Math.abs(tagEnd)
     const closes = CLOSED_BY.get(name) ?? NOTHING
     while (open.length > 0 && closes.has(open.at(-1)!)) open.pop()
     if (VOID.has(name)) continue
     open.push(name)
     if (open.length > limit) return true
+    if (tagEnd > 0 && RAW_TEXT.has(name)) {
+      // Its text runs to its end tag, which the next turn reads; without one, the rest of the markup is text.
+      at = endOfRawText(markup, at, name)
+      if (at < 0) return false
+    }
   }
   return false
 }

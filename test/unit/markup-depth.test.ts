@@ -30,6 +30,7 @@ const soup = fc.array(fc.oneof(
   fc.constantFrom('<p>', '</p>', '<P>', '</DIV>', '<b>', '</b>', '<div>', '</div>', '<div/>', '<li>', '</li>', '<ul>', '<dl>', '<dt>', '<dd>',
     '<table>', '<tr>', '<td>', '<th>', '<thead>', '<tbody>', '<tfoot>', '<select>', '<option>', '<optgroup>', '<button>', '<input>', '<rt>', '<rp>',
     '<h1>', '<form>', '<script>', '</script>', '<style>', '<textarea>', '</textarea>', '<title>', '</title>', '<xmp>', '<iframe>', '<noscript>',
+    '</style>', '</xmp>', '</SCRIPT>', '</script ', '<script/>', '<title x=y/>', '<style a="b"/>', '<scriptx>', '</scriptx>',
     '<plaintext>', '<svg>', '<path/>', '</svg>', '<math>', '<x-y>', '</x-y>', '<img src=x>', '<br/>', '<br>', '</br>', '<!--', '-->', '<!-->',
     '<!--->', '<![CDATA[', ']]>', '<!doctype html>', '<?x ?>', '</ x>', '<a href="x>y">', '<a x= ="', "<a title='>'>", '</a>', '<', '>', '"', "'",
     '=', '/', ' ', '\t'),
@@ -50,6 +51,24 @@ t.test('sanitised markup exactly as deep as the parser builds it', async t => {
     return !nestsDeeperThan(sanitised, parserDepth(sanitised))
   }), { numRuns: 20_000 })
   t.pass('no sanitised markup was found deeper than it is')
+})
+
+t.test('the text of raw-text elements holds no tags, and only their own end tag ends it', async t => {
+  const deeper = (html: string): boolean => nestsDeeperThan(html, parserDepth(html) - 1)
+  // Found by the property above (fast-check seed 6234562): a comment's start inside a script is text.
+  for (const html of [
+    '<script><!--</script><button><p>',
+    '<style><!--</STYLE ><div><p>',
+    '<textarea><a title=\'</textarea><div><p>',
+    '<title><?</title><div><p>',
+    '<xmp><!doctype</xmp ><div><p>',
+    '<script>a</scriptx></script><div><p>',
+    '<script/><!--</script>--><div><p>',
+    '<script a=b/><!--</script><div><p>'
+  ]) t.ok(deeper(html), `${html}: as deep as the parser builds it (${parserDepth(html)})`)
+  t.notOk(nestsDeeperThan('<script>' + '<div>'.repeat(1000) + '</script>', 1), 'tags in a script are its text')
+  t.ok(nestsDeeperThan('<script/>' + '<div>'.repeat(10), 5), 'a script that closes itself holds nothing')
+  t.notOk(nestsDeeperThan('<script>' + '<div>'.repeat(1000), 1), 'a script without its end tag: the rest is text')
 })
 
 t.test('deep markup is found in one linear pass, however it hides', async t => {
