@@ -24,9 +24,9 @@ export interface CatalogRow {
  * A write forgets the rows it changed: this process's at once, another's when
  * its notification arrives; a read under way when its row changes is given
  * to its caller but not kept. A caller does not wait for another's read of
- * the same rows: the pages of a burst share most of their rows, and callers
- * woken together by one read would serialise their answers back to back,
- * holding the event loop for all of them (test/security/bounded-work.test.ts).
+ * the same rows (under varied traffic two pages seldom read one row at the
+ * same moment; a crowd asking one page right after a write each reads its
+ * rows, where the SQL engine's kept pages are read once for all of it).
  */
 export class KeptRows {
   private readonly kept: Kept<CatalogRow>

@@ -65,7 +65,7 @@ t.test('a row that changes while it is read is given to its caller, not kept; ca
   release()
   await second
   t.same(asked, [['a', 'b'], ['a']], 'the row that changed while it was read was not kept; the other was')
-  // Two callers at once: each reads what is not kept (woken by one read, a burst would answer back to back).
+  // Two callers at once: each reads what is not kept.
   rows.changed()
   const [third, fourth] = [rows.rows(['a'], true, read), rows.rows(['a', 'b'], true, read)]
   await tick()
