@@ -1,5 +1,8 @@
+import type { Access } from '../query/model.js'
 import { heapBytes } from '../heap-size.js'
 import { Kept } from '../kept.js'
+import { column } from './catalog.js'
+import { microseconds } from './resident/columns.js'
 
 /**
  * A catalogue row as pages show it: the values of the metadata columns (in
@@ -13,6 +16,44 @@ export interface CatalogRow {
   readonly effective: number | null
   readonly expires: number | null
   readonly creator: string | null
+}
+
+/** What a row is read with for the access rule, under names no index has (an index name is an identifier). */
+const ACCESS = { allowed: 'access allowed', effective: 'access effective', expires: 'access expires', creator: 'access creator' }
+
+/** How catalogue rows are read for pages: every metadata column (`names`, in this order) and what the access rule reads, by uid. */
+export class RowLayout {
+  readonly select: string
+  constructor (readonly names: readonly string[]) {
+    this.select = `SELECT uid::text AS uid, ${names.map(column).join(', ')}${names.length > 0 ? ', ' : ''}"allowedRolesAndUsers" AS "${ACCESS.allowed}",
+      ${microseconds(column('effective'))} AS "${ACCESS.effective}", ${microseconds(column('expires'))} AS "${ACCESS.expires}", "Creator" AS "${ACCESS.creator}"
+      FROM catalog WHERE uid = ANY($1::uuid[])`
+  }
+
+  /** A row as `select` read it. */
+  rowOf (row: Record<string, unknown>): CatalogRow {
+    return {
+      values: Object.freeze(this.names.map(name => row[name])),
+      allowed: row[ACCESS.allowed] as string[] | null,
+      effective: row[ACCESS.effective] as number | null,
+      expires: row[ACCESS.expires] as number | null,
+      creator: row[ACCESS.creator] as string | null
+    }
+  }
+}
+
+/**
+ * The access rule of CatalogSearch's `accessClause` applied to one row at
+ * `at` (µs since the epoch): the caller holds one of the principals allowed,
+ * and the row is active (effective by then, not yet expired) unless the
+ * caller sees inactive objects, or its own (`showInactiveOf`, the creator).
+ */
+export function mayView (row: CatalogRow, access: Access, at: number): boolean {
+  const allowed = row.allowed
+  if (allowed === null || !access.principals.some(principal => allowed.includes(principal))) return false
+  if (access.showInactive) return true
+  const active = (row.effective === null || row.effective <= at) && (row.expires === null || row.expires > at)
+  return active || (access.showInactiveOf !== undefined && row.creator === access.showInactiveOf)
 }
 
 /**

@@ -7,7 +7,7 @@ import { column, TIE_BREAKERS } from './catalog.js'
 import { endShown, type KeptResults, type Totals } from './kept-results.js'
 import { renderTsquery } from './tsquery.js'
 import type { IndexDefinition } from './indexes.js'
-import type { CatalogRow } from './kept-rows.js'
+import { type CatalogRow, mayView, RowLayout } from './kept-rows.js'
 import type { ResidentCatalog } from './resident/resident.js'
 
 export interface CatalogResult {
@@ -43,26 +43,6 @@ export const turningAround = (window: { at: Date, effectiveBy: Date, expiresAfte
  */
 export const RANKED_CANDIDATES = 250
 
-/** What rowsOf reads for the access rule, under names no index has (an index name is an identifier). */
-const ACCESS = { allowed: 'access allowed', effective: 'access effective', expires: 'access expires', creator: 'access creator' }
-
-/** A date column in microseconds since the epoch, as PostgreSQL compares it (a JavaScript Date holds milliseconds). */
-const microseconds = (name: string): string => `(extract(epoch FROM ${column(name)}) * 1000000)::float8`
-
-/**
- * The access rule of `accessClause` applied to one row at `at` (µs since the
- * epoch): the caller holds one of the principals allowed, and the row is
- * active (effective by then, not yet expired) unless the caller sees inactive
- * objects, or its own (`showInactiveOf`, the creator).
- */
-export function mayView (row: CatalogRow, access: Access, at: number): boolean {
-  const allowed = row.allowed
-  if (allowed === null || !access.principals.some(principal => allowed.includes(principal))) return false
-  if (access.showInactive) return true
-  const active = (row.effective === null || row.effective <= at) && (row.expires === null || row.expires > at)
-  return active || (access.showInactiveOf !== undefined && row.creator === access.showInactiveOf)
-}
-
 /** The SQL type of a value list of an index, for `= ANY($n::type[])`. */
 const CAST: Partial<Record<IndexDefinition['kind'], string>> = { date: 'timestamptz', int: 'integer', long: 'bigint', uuid: 'uuid' }
 
@@ -91,8 +71,8 @@ function criterionColumns (criterion: Criterion): string[] {
 export class CatalogSearch {
   /** `kept`: kept results (without them every page is read and counted); `rankedCandidates`: see rankedPage. */
   private resident?: ResidentCatalog
-  /** How rowsOf reads rows, laid out at its first use (when every type has declared its indexes). */
-  private layout?: { names: string[], select: string }
+  /** How rowsOf reads rows. */
+  private layout?: RowLayout
   /** The resident catalogue, when the process holds one. */
   get residentCatalog (): ResidentCatalog | undefined { return this.resident }
 
@@ -121,16 +101,11 @@ export class CatalogSearch {
    */
   private async rowsOf (db: Queryable, uids: string[], access: Access, names: string[] | undefined, now: Date): Promise<ReadonlyArray<Record<string, unknown>>> {
     if (uids.length === 0) return []
-    const layout = this.rowLayout()
+    // Laid out at the first use, when every type has declared its indexes.
+    const layout = this.layout ??= new RowLayout(this.metadataNames())
     const read = async (missing: string[]): Promise<Map<string, CatalogRow>> => {
       const { rows } = await db.query<Record<string, unknown>>(layout.select, [missing], { prepared: true })
-      return new Map(rows.map(row => [row.uid as string, {
-        values: Object.freeze(layout.names.map(name => row[name])),
-        allowed: row[ACCESS.allowed] as string[] | null,
-        effective: row[ACCESS.effective] as number | null,
-        expires: row[ACCESS.expires] as number | null,
-        creator: row[ACCESS.creator] as string | null
-      }]))
+      return new Map(rows.map(row => [row.uid as string, layout.rowOf(row)]))
     }
     const rows = this.kept === undefined ? await read(uids) : await this.kept.rows(uids, read)
     const shown = layout.names.flatMap((name, i) => names === undefined || names.includes(name) ? [i] : [])
@@ -143,17 +118,6 @@ export class CatalogSearch {
       summary.uid = uid
       return [Object.freeze(summary)]
     }))
-  }
-
-  /** How rowsOf reads catalogue rows: every metadata column, in the registry's order, and what the access rule reads. */
-  private rowLayout (): { names: string[], select: string } {
-    if (this.layout !== undefined) return this.layout
-    const names = this.metadataNames()
-    const select = `SELECT uid::text AS uid, ${names.map(column).join(', ')}${names.length > 0 ? ', ' : ''}"allowedRolesAndUsers" AS "${ACCESS.allowed}",
-      ${microseconds('effective')} AS "${ACCESS.effective}", ${microseconds('expires')} AS "${ACCESS.expires}", "Creator" AS "${ACCESS.creator}"
-      FROM catalog WHERE uid = ANY($1::uuid[])`
-    this.layout = { names, select }
-    return this.layout
   }
 
   /**

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { type CatalogRow, KeptRows } from '../../core/catalog/kept-rows.js'
-import { mayView } from '../../core/catalog/search.js'
+import { type CatalogRow, KeptRows, mayView } from '../../core/catalog/kept-rows.js'
 
 const rowOf = (title: string, allowed: string[] | null = ['Anonymous']): CatalogRow =>
   ({ values: [title], allowed, effective: null, expires: null, creator: null })

@@ -32,6 +32,9 @@ export interface Column {
   within?: (live: Bits, low: number | undefined, high: number | undefined) => Bits
 }
 
+/** A date column in microseconds since the epoch, as PostgreSQL compares it (a JavaScript Date holds milliseconds). */
+export const microseconds = (name: string): string => `(extract(epoch FROM ${name}) * 1000000)::float8`
+
 /** A UTF-16 unit's place in code-point order: a surrogate (0xD800–0xDFFF) stands for a code point above 0xFFFF, above every other unit. */
 const codePointRank = (unit: number): number => unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit
 
@@ -260,7 +263,7 @@ const compareFlags = (a: boolean, b: boolean): number => Number(a) - Number(b)
 export function columnOf (index: IndexDefinition): Column | null {
   const name = column(index)
   switch (index.kind) {
-    case 'date': return new NumberColumn(index, `(extract(epoch FROM ${name}) * 1000000)::float8`)
+    case 'date': return new NumberColumn(index, microseconds(name))
     case 'int':
     case 'long': return new NumberColumn(index, `${name}::float8`)
     case 'boolean': return new ValueColumn<boolean>(index, name, compareFlags)

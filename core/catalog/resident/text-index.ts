@@ -1,4 +1,4 @@
-// One file, over 350 lines, on purpose: the postings, the positions arena, the tsvector parser and
+// One file, over 350 lines, on purpose: the postings, the positions arena, the tsvector parser, the ranks and
 // the query evaluator share private representations (sparse arrays or bitsets a lexeme, offsets
 // into one arena) that a split would have to export; they change together, and
 // test/unit/resident-text-index.test.ts tests them together against PostgreSQL's `@@`.
