@@ -27,7 +27,15 @@ export class ApiError extends Error {
   readonly headers?: Record<string, string>
 
   constructor (statusCode: number, type: string, message: string, extra: { errors?: FieldError[], context?: string, headers?: Record<string, string> } = {}) {
-    super(message)
+    // A 4xx is the caller's doing: its stack is never logged, and capturing one cost more than the
+    // rest of a 401's work (1.4 % of the service's time under a crowd of GETs, a third of them 401).
+    const stackTraceLimit = Error.stackTraceLimit
+    if (statusCode < 500) Error.stackTraceLimit = 0
+    try {
+      super(message)
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit
+    }
     this.statusCode = statusCode
     this.type = type
     this.errors = extra.errors

@@ -1,4 +1,5 @@
 import { heapBytes, stringBytes } from './heap-size.js'
+import { RecencyMap } from './recency.js'
 
 /** A value kept, until `until` (ms; Infinity when only a write can end it), the bytes it and its key hold, and its tags (`clearTagged`). */
 interface Entry<T> { value: T, until: number, bytes: number, tags: readonly string[] }
@@ -17,10 +18,10 @@ type Reading<T> = Promise<Required<Found<T>>>
 
 /**
  * What a process keeps of what it read (core/catalog/kept-results.ts,
- * core/content/kept-objects.ts): the least recently used first, within a
- * budget in bytes — each entry counted as its key, its value (`size`: what
- * the value holds of the heap, core/heap-size.ts, unless its owner knows
- * better what is its own) and the entry itself. A value larger than the
+ * core/content/kept-objects.ts): the least recently used first
+ * (core/recency.ts), within a budget in bytes — each entry counted as its
+ * key, its value (`size`: what the value holds of the heap,
+ * core/heap-size.ts, unless its owner knows better what is its own) and the entry itself. A value larger than the
  * budget is not kept. Its owner clears it at every write it hears of.
  * Every cache of the service keeps its values here, so that each is bounded
  * in bytes, not only in entries (docs/api.md, "Bounded work per request").
@@ -33,7 +34,7 @@ type Reading<T> = Promise<Required<Found<T>>>
  * a read finds is given to its callers but not kept (it may predate the write).
  */
 export class Kept<T> {
-  private readonly entries = new Map<string, Entry<T>>()
+  private readonly entries = new RecencyMap<string, Entry<T>>()
   private readonly reading = new Map<string, Reading<T>>()
   /** The keys of the values that carry each tag. */
   private readonly tagged = new Map<string, Set<string>>()
@@ -50,11 +51,8 @@ export class Kept<T> {
 
   /** The value of `key` unless none is kept or it ended at `now` (ms). */
   get (key: string, now = 0): T | undefined {
-    const kept = this.entries.get(key)
+    const kept = this.entries.use(key)
     if (kept === undefined || now >= kept.until) return undefined
-    // Most recently used last.
-    this.entries.delete(key)
-    this.entries.set(key, kept)
     return kept.value
   }
 
@@ -88,8 +86,13 @@ export class Kept<T> {
   set (key: string, value: T, until = Infinity): void {
     const tags = this.tagsOf(value)
     const bytes = ENTRY_BYTES + stringBytes(key) + this.size(value) + tags.length * TAG_BYTES
-    this.delete(key)
-    if (bytes > this.budget) return
+    if (bytes > this.budget) {
+      this.delete(key)
+      return
+    }
+    // A value replaced is not deleted from the map first (core/recency.ts says why): its bytes and tags are counted anew.
+    const before = this.entries.peek(key)
+    if (before !== undefined) this.unfile(key, before)
     this.entries.set(key, { value, until, bytes, tags })
     this.used += bytes
     for (const tag of tags) {
@@ -148,9 +151,14 @@ export class Kept<T> {
   }
 
   private delete (key: string): void {
-    const kept = this.entries.get(key)
+    const kept = this.entries.peek(key)
     if (kept === undefined) return
     this.entries.delete(key)
+    this.unfile(key, kept)
+  }
+
+  /** Takes an entry's bytes and tags out of the counts. */
+  private unfile (key: string, kept: Entry<T>): void {
     this.used -= kept.bytes
     for (const tag of kept.tags) {
       // A tag given twice was filed once.

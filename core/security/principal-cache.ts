@@ -1,4 +1,5 @@
 import type { Notifications } from '../db/notifications.js'
+import { RecencyMap } from '../recency.js'
 import type { Principal } from './roles.js'
 import type { TokenClaims } from './token-form.js'
 
@@ -6,7 +7,7 @@ import type { TokenClaims } from './token-form.js'
 export const USER_CHANGED = 'user'
 export const TOKEN_REVOKED = 'token'
 
-/** Tokens whose principal is kept (the least recently used go first). */
+/** Tokens whose principal is kept (the least recently used go first: core/recency.ts). */
 const MAX_ENTRIES = 10_000
 
 /** A verified token's session: who it stands for, and the claims it was verified with. */
@@ -32,7 +33,7 @@ export interface KnownSession { principal: Principal, claims: TokenClaims }
  * drop was for, and keeping it would bring the session back.
  */
 export class PrincipalCache {
-  private readonly byToken = new Map<string, KnownSession>()
+  private readonly byToken = new RecencyMap<string, KnownSession>()
   private readonly tokensOfSession = new Map<string, Set<string>>()
   private readonly tokensOfUser = new Map<string, Set<string>>()
   private drops = 0
@@ -48,14 +49,12 @@ export class PrincipalCache {
   /** The session of a token verified before and not expired since (undefined: verify it). */
   get (token: string, now = Date.now()): KnownSession | undefined {
     if (!this.notifications.listening) return undefined
-    const entry = this.byToken.get(token)
+    const entry = this.byToken.use(token)
     if (entry === undefined) return undefined
     if (now >= entry.claims.exp * 1000) {
       this.forget(token)
       return undefined
     }
-    this.byToken.delete(token)
-    this.byToken.set(token, entry)
     return entry
   }
 
@@ -85,7 +84,7 @@ export class PrincipalCache {
   }
 
   private forget (token: string): void {
-    const entry = this.byToken.get(token)
+    const entry = this.byToken.peek(token)
     if (entry === undefined) return
     this.byToken.delete(token)
     unindex(this.tokensOfSession, entry.claims.jti, token)

@@ -1,4 +1,5 @@
 import { Bits } from './bits.js'
+import { RecencyMap } from '../../recency.js'
 
 /**
  * One filter of a query as a set of documents (Solr's filterCache entry):
@@ -25,19 +26,15 @@ interface Atom { spec: AtomSpec, set: Bits }
  * (`changed`), a few hundred tests a write.
  */
 export class Atoms {
-  private readonly kept = new Map<string, Atom>()
+  private readonly kept = new RecencyMap<string, Atom>()
   private bytes = 0
 
   constructor (private readonly budget: number) {}
 
   /** The set of `spec`, kept or read by testing every live document. */
   get (spec: AtomSpec, live: Bits): Bits {
-    const known = this.kept.get(spec.key)
-    if (known !== undefined) {
-      this.kept.delete(spec.key)
-      this.kept.set(spec.key, known)
-      return known.set
-    }
+    const known = this.kept.use(spec.key)
+    if (known !== undefined) return known.set
     const set = new Bits(live.capacity)
     if (spec.candidates !== undefined) {
       for (const doc of spec.candidates()) if (live.has(doc) && spec.test(doc)) set.add(doc)
@@ -55,7 +52,7 @@ export class Atoms {
 
   /** A document changed (or is gone, `live` false): every kept filter tests it again. */
   changed (doc: number, live: boolean): void {
-    for (const atom of this.kept.values()) {
+    for (const [, atom] of this.kept) {
       const before = atom.set.byteSize
       if (live && atom.spec.test(doc)) atom.set.add(doc)
       else atom.set.delete(doc)

@@ -3,6 +3,7 @@ import type { Db } from '../../db/db.js'
 import type { Notifications } from '../../db/notifications.js'
 import type { Logger } from '../../log.js'
 import type { Query } from '../../query/model.js'
+import { RecencyMap } from '../../recency.js'
 import type { IndexDefinition } from '../indexes.js'
 import { renderTsquery } from '../tsquery.js'
 import type { Bits } from './bits.js'
@@ -60,7 +61,7 @@ export class ResidentCatalog {
   private readonly background = new AsyncResource('ResidentCatalog')
   private loadedListeners: Array<() => void> = []
   /** Ranks of recent full-text queries' candidates (`ranksOf`), the least recently asked query first out. */
-  private readonly ranks = new Map<string, Map<number, { version: number, rank: number }>>()
+  private readonly ranks = new RecencyMap<string, Map<number, { version: number, rank: number }>>()
   /** Queries answered here, and queries left to PostgreSQL. */
   readonly counts = { answered: 0, declined: 0 }
 
@@ -223,9 +224,8 @@ export class ResidentCatalog {
     const left = computed === null ? docs : docs.filter(doc => !computed.has(doc))
     if (computed !== null) for (const [doc, rank] of computed) ranks.set(state.uidOf(doc), rank)
     if (left.length === 0) return ranks
-    const kept = this.ranks.get(tsquery) ?? new Map<number, { version: number, rank: number }>()
-    this.ranks.delete(tsquery)
-    this.ranks.set(tsquery, kept)
+    let kept = this.ranks.use(tsquery)
+    if (kept === undefined) this.ranks.set(tsquery, kept = new Map<number, { version: number, rank: number }>())
     if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.keys().next().value as string)
     const missing: number[] = []
     for (const doc of left) {
