@@ -9,6 +9,8 @@ import { RecencyMap } from '../../recency.js'
 export interface AtomSpec {
   key: string
   test: (doc: number) => boolean
+  /** The columns `test` reads: a document whose other columns changed is not tested again. */
+  columns: readonly string[]
   /** The only documents that may pass, when a column knows them (a keyword value's documents): then only these are tested. */
   candidates?: () => readonly number[]
 }
@@ -22,8 +24,8 @@ interface Atom { spec: AtomSpec, set: Bits }
  * then reused by every query that has it — the caller's principals, a
  * subject, a state, a path — intersected with the others in microseconds.
  * Unlike Solr's, which a commit throws away, they stay exact under writes:
- * every changed document is tested again against every kept filter
- * (`changed`), a few hundred tests a write.
+ * every changed document is tested again against every kept filter that
+ * reads a column it changed (`changed`), a few hundred tests a write at most.
  */
 export class Atoms {
   private readonly kept = new RecencyMap<string, Atom>()
@@ -50,9 +52,14 @@ export class Atoms {
     return set
   }
 
-  /** A document changed (or is gone, `live` false): every kept filter tests it again. */
-  changed (doc: number, live: boolean): void {
+  /**
+   * A document changed (or is gone, `live` false): every kept filter tests it
+   * again, or (`columns`: what changed in a document that was and stays live)
+   * every kept filter that reads one of these columns.
+   */
+  changed (doc: number, live: boolean, columns?: ReadonlySet<string>): void {
     for (const [, atom] of this.kept) {
+      if (columns !== undefined && !atom.spec.columns.some(column => columns.has(column))) continue
       const before = atom.set.byteSize
       if (live && atom.spec.test(doc)) atom.set.add(doc)
       else atom.set.delete(doc)

@@ -42,7 +42,7 @@ function accessOf (state: ResidentState, access: Access, now: Date): Bits {
   if (access.showInactiveOf === undefined) return permitted.andNot(inactive)
   const creator = state.column('Creator')
   const owner = access.showInactiveOf
-  const own = state.atoms.get({ key: `eq\u0000Creator\u0000${owner}`, test: doc => creator?.get(doc) === owner }, state.live)
+  const own = state.atoms.get({ key: `eq\u0000Creator\u0000${owner}`, columns: ['Creator'], test: doc => creator?.get(doc) === owner }, state.live)
   return permitted.andNot(inactive.clone().andNot(own))
 }
 
@@ -62,7 +62,7 @@ function criterionSet (state: ResidentState, criterion: Criterion): Bits | null 
     }
     case 'flag': {
       const held = state.column(criterion.index.name)
-      return state.atoms.get({ key: `flag\u0000${criterion.index.name}\u0000${String(criterion.value)}`, test: doc => held?.get(doc) === criterion.value }, state.live)
+      return state.atoms.get({ key: `flag\u0000${criterion.index.name}\u0000${String(criterion.value)}`, columns: [criterion.index.name], test: doc => held?.get(doc) === criterion.value }, state.live)
     }
     case 'anyOf': return anyOf(state, criterion.index, criterion.values)
     case 'range': return range(state, criterion.index, criterion.min, criterion.max)
@@ -75,6 +75,7 @@ function keywordAtom (state: ResidentState, name: string, value: string): Bits {
   const docsWith = held?.docsWith
   return state.atoms.get({
     key: `kw\u0000${name}\u0000${value}`,
+    columns: [name],
     test: doc => holds(held?.get(doc), value),
     ...docsWith !== undefined ? { candidates: () => docsWith.call(held, value) } : {}
   }, state.live)
@@ -96,6 +97,7 @@ function pathAtom (state: ResidentState, path: string, depth: number): Bits {
   const docsWith = parents?.docsWith
   return state.atoms.get({
     key: `path\u0000${path}\u0000${depth}`,
+    columns: ['path_parents', 'path_depth'],
     ...docsWith !== undefined ? { candidates: () => docsWith.call(parents, path) } : {},
     test: doc => {
       if (!holds(parents?.get(doc), path)) return false
@@ -128,7 +130,7 @@ function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]):
   }
   return union(values.map(value => {
     const wanted = heldValue(index, value)
-    return state.atoms.get({ key: `eq\u0000${index.name}\u0000${String(wanted)}`, test: doc => held.get(doc) === wanted }, state.live)
+    return state.atoms.get({ key: `eq\u0000${index.name}\u0000${String(wanted)}`, columns: [index.name], test: doc => held.get(doc) === wanted }, state.live)
   }))
 }
 

@@ -100,9 +100,13 @@ export class ResidentState {
   put (row: ResidentRow): void {
     const known = this.docOf.get(row.uid)
     const doc = known ?? this.uids.length
+    // The columns an update changed (undefined: a new document, or one come back): only the orders and filters that read them test it again.
+    const changed = known !== undefined && this.live.has(doc)
+      ? new Set([...this.columns].filter(([name, held]) => !held.holds(doc, row[name])).map(([name]) => name))
+      : undefined
     // A document keeps its place in an order whose value and tie-breakers (creation, uid) did not change: most edits move it in one or two.
     const placed = known !== undefined && this.created.holds(doc, row[this.created.index.name])
-    const moved = [...this.orders].filter(([name]) => !placed || !this.columns.get(name)!.holds(doc, row[name])).map(([, order]) => order)
+    const moved = [...this.orders].filter(([name]) => !placed || changed === undefined || changed.has(name)).map(([, order]) => order)
     if (known === undefined) {
       this.uids.push(row.uid)
       this.docOf.set(row.uid, doc)
@@ -114,7 +118,7 @@ export class ResidentState {
     this.live.add(doc)
     this.changedVersion(doc)
     for (const order of moved) order.insert(doc)
-    this.atoms.changed(doc, true)
+    this.atoms.changed(doc, true, changed)
     this.activity.changed(doc, true)
   }
 
