@@ -58,6 +58,10 @@ const WEIGHT_A = 3
 const WEIGHT_B = 2
 /** `titleEnds` of a document whose weights are not A up to some position and B after it (nor all one of them): ranked by PostgreSQL. */
 const IRREGULAR_WEIGHTS = 0xffff
+/** The bits of a document's signature of adjacent lexemes (`pairBits`), in 32-bit words. */
+const PAIR_WORDS = 8
+/** The bit of two lexemes standing one after the other, among PAIR_WORDS × 32. */
+const pairBit = (left: number, right: number): number => (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca77)) >>> 24
 /** Query operands a rank tells apart (a bit each). */
 const MOST_RANKED_OPERANDS = 31
 
@@ -167,6 +171,15 @@ export class TextIndex {
    * weights are otherwise or its positions have a gap.
    */
   private titleEnds = new Uint16Array(1024)
+  /**
+   * Per document, PAIR_WORDS words: a bit for each two lexemes that stand one
+   * after the other in it (`pairBit`), all bits when its positions have a
+   * gap. A phrase whose adjacent words' bit is not set is not in the document:
+   * most candidates of a phrase of two common words are dismissed without
+   * reading their positions (a catalogue text of 40 words sets about one bit in
+   * seven; a long one sets them all, and then only costs its 32 bytes).
+   */
+  private pairBits = new Uint32Array(1024 * PAIR_WORDS)
   /** Documents set, those with a lexeme without positions, and those whose tsvector is NULL. */
   private readonly held = new Bits()
   private readonly stripped = new Bits()
@@ -227,6 +240,7 @@ export class TextIndex {
     this.lengths[doc] = pairs
     this.firsts[doc] = first
     this.titleEnds[doc] = first > 0 && this.othersB && this.lastA < this.firstOther ? this.lastA : IRREGULAR_WEIGHTS
+    this.signPairs(doc, first > 0 ? pairs : -1)
     this.held.add(doc)
     // `NULL @@ q` is null, never true: such a document matches nothing, not even `!x`.
     if (tsvector === null) this.nulls.add(doc)
@@ -322,7 +336,7 @@ export class TextIndex {
 
   /** Bytes held (an estimate good within ~20%). */
   get byteSize (): number {
-    let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength + this.titleEnds.byteLength +
+    let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength + this.titleEnds.byteLength + this.pairBits.byteLength +
       this.entryPositions.byteLength + this.entryWords.byteLength + this.entryClasses.byteLength + this.operandsOf.byteLength +
       this.byPosition.byteLength + this.placed.byteLength + this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
       this.held.byteSize + this.stripped.byteSize + this.nulls.byteSize
@@ -727,8 +741,32 @@ export class TextIndex {
     return candidates
   }
 
+  /** Records the pairs of adjacent lexemes of a document whose `pairs` ids run without a gap from its start (-1: it has gaps). */
+  private signPairs (doc: number, pairs: number): void {
+    const { pairBits, arena } = this
+    const base = doc * PAIR_WORDS
+    pairBits.fill(pairs < 0 ? 0xffffffff : 0, base, base + PAIR_WORDS)
+    const start = this.starts[doc]
+    for (let i = start, last = start + pairs - 1; i < last; i++) {
+      const bit = pairBit(arena[i], arena[i + 1])
+      pairBits[base + (bit >>> 5)] |= 1 << (bit & 31)
+    }
+  }
+
+  /** Whether every two adjacent words of a phrase that are one lexeme each may stand together in document `doc` (its signature has their bit). */
+  private mayHoldPairs (doc: number, sole: Int32Array): boolean {
+    const base = doc * PAIR_WORDS
+    for (let k = 0; k + 1 < sole.length; k++) {
+      if (sole[k] < 0 || sole[k + 1] < 0) continue
+      const bit = pairBit(sole[k], sole[k + 1])
+      if ((this.pairBits[base + (bit >>> 5)] & (1 << (bit & 31))) === 0) return false
+    }
+    return true
+  }
+
   /** Whether word k of a phrase stands at position p + k of document `doc` for some p. */
   private holdsPhrase (doc: number, sole: Int32Array, sets: Array<Bits | null>, anchor: number): boolean {
+    if (!this.mayHoldPairs(doc, sole)) return false
     const { arena } = this
     const start = this.starts[doc]
     const pairs = this.lengths[doc]
@@ -789,6 +827,9 @@ export class TextIndex {
       const titleEnds = new Uint16Array(length)
       titleEnds.set(this.titleEnds)
       this.titleEnds = titleEnds
+      const pairBits = new Uint32Array(length * PAIR_WORDS)
+      pairBits.set(this.pairBits)
+      this.pairBits = pairBits
     }
     if (doc >= this.docLimit) this.docLimit = doc + 1
   }
