@@ -145,8 +145,8 @@ export class Kept<T> {
    * joined or kept after it (what it will find is not known yet).
    */
   clearWhere (affected: (value: T) => boolean): void {
-    // Deleting while iterating a Map visits every remaining entry once.
-    for (const [key, kept] of this.entries) if (affected(kept.value)) this.delete(key)
+    // Deleting the entry just visited is safe (core/recency.ts).
+    this.entries.forEach((kept, key) => { if (affected(kept.value)) this.delete(key) })
     this.reading.clear()
   }
 

@@ -66,6 +66,19 @@ export class RecencyMap<K, V> {
     this.oldest = this.newest = null
   }
 
+  /**
+   * Calls `visit` with every entry, the least recently used first; deleting
+   * the entry just visited is safe. A loop, not an iterator: a walk of every
+   * entry (thousands of filters at each write) allocates nothing.
+   */
+  forEach (visit: (value: V, key: K) => void): void {
+    for (let link = this.oldest; link !== null;) {
+      const newer = link.newer
+      visit(link.value, link.key)
+      link = newer
+    }
+  }
+
   /** The keys, the least recently used first; deleting the key just given is safe. */
   * keys (): IterableIterator<K> {
     for (const [key] of this) yield key

@@ -11,13 +11,15 @@ type Op =
   | { kind: 'use' | 'peek' | 'delete', key: string }
   | { kind: 'clear' }
   | { kind: 'evict', count: number }
+  | { kind: 'sweep' }
 
 const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g', '__proto__', 'constructor', '\u0000', '\ud800']
 const ops = fc.array(fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('set' as const), key: fc.constantFrom(...keys), value: fc.integer() }), weight: 4 },
   { arbitrary: fc.record({ kind: fc.constantFrom('use' as const, 'peek' as const, 'delete' as const), key: fc.constantFrom(...keys) }), weight: 5 },
   { arbitrary: fc.record({ kind: fc.constant('evict' as const), count: fc.integer({ min: 0, max: 4 }) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('clear' as const) }), weight: 1 }
+  { arbitrary: fc.record({ kind: fc.constant('clear' as const) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('sweep' as const) }), weight: 1 }
 ), { maxLength: 200 })
 
 t.test('the values of a Map, in the order of use', async t => {
@@ -38,6 +40,15 @@ t.test('the values of a Map, in the order of use', async t => {
           map.delete(key)
         }
         model = model.slice(Math.min(step.count, model.length))
+      } else if (step.kind === 'sweep') {
+        // As a write clears what it made stale: every entry visited in order, the even values deleted as they are visited.
+        const visited: string[] = []
+        map.forEach((value, key) => {
+          visited.push(key)
+          if (value % 2 === 0) map.delete(key)
+        })
+        if (JSON.stringify(visited) !== JSON.stringify(model.map(([key]) => key))) return false
+        model = model.filter(([, value]) => value % 2 !== 0)
       } else if (step.kind === 'delete') {
         const i = at(step.key)
         if (map.delete(step.key) !== (i >= 0)) return false

@@ -58,13 +58,13 @@ export class Atoms {
    * every kept filter that reads one of these columns.
    */
   changed (doc: number, live: boolean, columns?: ReadonlySet<string>): void {
-    for (const [, atom] of this.kept) {
-      if (columns !== undefined && !atom.spec.columns.some(column => columns.has(column))) continue
+    this.kept.forEach(atom => {
+      if (columns !== undefined && !atom.spec.columns.some(column => columns.has(column))) return
       const before = atom.set.byteSize
       if (live && atom.spec.test(doc)) atom.set.add(doc)
       else atom.set.delete(doc)
       this.bytes += atom.set.byteSize - before
-    }
+    })
     this.evict()
   }
 

@@ -730,12 +730,23 @@ export class TextIndex {
     for (let k = 0; k < sole.length; k++) {
       if (sole[k] >= 0 && (anchor < 0 || this.docCounts[sole[k]] < this.docCounts[sole[anchor]])) anchor = k
     }
+    // The signature bits of its adjacent words of one lexeme each, as (word of the signature, bit) pairs.
+    const signs: number[] = []
+    for (let k = 0; k + 1 < sole.length; k++) {
+      if (sole[k] < 0 || sole[k + 1] < 0) continue
+      const bit = pairBit(sole[k], sole[k + 1])
+      signs.push(bit >>> 5, 1 << (bit & 31))
+    }
     const { words } = candidates
+    const { pairBits } = this
     for (let w = 0; w < words.length; w++) {
       for (let bits = words[w]; bits !== 0;) {
         const low = bits & -bits
         bits ^= low
-        if (!this.holdsPhrase(w * 32 + 31 - Math.clz32(low), sole, sets, anchor)) words[w] &= ~low
+        const doc = w * 32 + 31 - Math.clz32(low)
+        let signed = true
+        for (let i = 0, base = doc * PAIR_WORDS; signed && i < signs.length; i += 2) signed = (pairBits[base + signs[i]] & signs[i + 1]) !== 0
+        if (!signed || !this.holdsPhrase(doc, sole, sets, anchor)) words[w] &= ~low
       }
     }
     return candidates
@@ -753,20 +764,8 @@ export class TextIndex {
     }
   }
 
-  /** Whether every two adjacent words of a phrase that are one lexeme each may stand together in document `doc` (its signature has their bit). */
-  private mayHoldPairs (doc: number, sole: Int32Array): boolean {
-    const base = doc * PAIR_WORDS
-    for (let k = 0; k + 1 < sole.length; k++) {
-      if (sole[k] < 0 || sole[k + 1] < 0) continue
-      const bit = pairBit(sole[k], sole[k + 1])
-      if ((this.pairBits[base + (bit >>> 5)] & (1 << (bit & 31))) === 0) return false
-    }
-    return true
-  }
-
   /** Whether word k of a phrase stands at position p + k of document `doc` for some p. */
   private holdsPhrase (doc: number, sole: Int32Array, sets: Array<Bits | null>, anchor: number): boolean {
-    if (!this.mayHoldPairs(doc, sole)) return false
     const { arena } = this
     const start = this.starts[doc]
     const pairs = this.lengths[doc]
