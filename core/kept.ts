@@ -21,8 +21,8 @@ type Reading<T> = Promise<Required<Found<T>>>
  * core/content/kept-objects.ts): the least recently used first
  * (core/recency.ts), within a budget in bytes — each entry counted as its
  * key, its value (`size`: what the value holds of the heap,
- * core/heap-size.ts, unless its owner knows better what is its own) and the entry itself. A value larger than the
- * budget is not kept. Its owner clears it at every write it hears of.
+ * core/heap-size.ts, unless its owner knows better what is its own) and the
+ * entry itself. A value larger than the budget is not kept. Its owner clears it at every write it hears of.
  * Every cache of the service keeps its values here, so that each is bounded
  * in bytes, not only in entries (docs/api.md, "Bounded work per request").
  *
@@ -100,10 +100,7 @@ export class Kept<T> {
       if (keys === undefined) this.tagged.set(tag, new Set([key]))
       else keys.add(key)
     }
-    for (const oldest of this.entries.keys()) {
-      if (this.used <= this.budget) break
-      this.delete(oldest)
-    }
+    while (this.used > this.budget && this.entries.size > 0) this.delete(this.entries.oldestKey()!)
   }
 
   /** The bytes kept, as `set` counted them (at most the budget). */

@@ -79,18 +79,9 @@ export class RecencyMap<K, V> {
     }
   }
 
-  /** The keys, the least recently used first; deleting the key just given is safe. */
-  * keys (): IterableIterator<K> {
-    for (const [key] of this) yield key
-  }
-
-  /** The entries, the least recently used first; deleting the entry just given is safe. */
-  * [Symbol.iterator] (): IterableIterator<[K, V]> {
-    for (let link = this.oldest; link !== null;) {
-      const newer = link.newer
-      yield [link.key, link.value]
-      link = newer
-    }
+  /** The key of the least recently used entry: the one an eviction takes. */
+  oldestKey (): K | undefined {
+    return this.oldest?.key
   }
 
   private toNewest (link: Link<K, V>): void {

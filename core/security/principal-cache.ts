@@ -68,7 +68,7 @@ export class PrincipalCache {
     this.byToken.set(token, session)
     indexed(this.tokensOfSession, session.claims.jti).add(token)
     indexed(this.tokensOfUser, session.principal.userId).add(token)
-    if (this.byToken.size > MAX_ENTRIES) this.forget(this.byToken.keys().next().value!)
+    if (this.byToken.size > MAX_ENTRIES) this.forget(this.byToken.oldestKey()!)
   }
 
   /** This process's own changes apply before its answer, whatever the notification's timing. */

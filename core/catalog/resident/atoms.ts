@@ -77,10 +77,10 @@ export class Atoms {
   get size (): number { return this.kept.size }
 
   private evict (): void {
-    for (const [key, atom] of this.kept) {
-      if (this.bytes <= this.budget) return
-      this.kept.delete(key)
-      this.bytes -= atom.set.byteSize
+    while (this.bytes > this.budget && this.kept.size > 0) {
+      const oldest = this.kept.oldestKey()!
+      this.bytes -= this.kept.peek(oldest)!.set.byteSize
+      this.kept.delete(oldest)
     }
   }
 }

@@ -226,7 +226,7 @@ export class ResidentCatalog {
     if (left.length === 0) return ranks
     let kept = this.ranks.use(tsquery)
     if (kept === undefined) this.ranks.set(tsquery, kept = new Map<number, { version: number, rank: number }>())
-    if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.keys().next().value as string)
+    if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.oldestKey()!)
     const missing: number[] = []
     for (const doc of left) {
       const known = kept.get(doc)

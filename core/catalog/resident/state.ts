@@ -100,13 +100,13 @@ export class ResidentState {
   put (row: ResidentRow): void {
     const known = this.docOf.get(row.uid)
     const doc = known ?? this.uids.length
-    // The columns an update changed (undefined: a new document, or one come back): only the orders and filters that read them test it again.
-    const changed = known !== undefined && this.live.has(doc)
-      ? new Set([...this.columns].filter(([name, held]) => !held.holds(doc, row[name])).map(([name]) => name))
-      : undefined
+    // The columns an update changed (undefined: a new document): only the orders and filters that read them test it again.
+    const changed = known === undefined
+      ? undefined
+      : new Set([...this.columns].filter(([name, held]) => !held.holds(doc, row[name])).map(([name]) => name))
     // A document keeps its place in an order whose value and tie-breakers (creation, uid) did not change: most edits move it in one or two.
-    const placed = known !== undefined && this.created.holds(doc, row[this.created.index.name])
-    const moved = [...this.orders].filter(([name]) => !placed || changed === undefined || changed.has(name)).map(([, order]) => order)
+    const placed = changed !== undefined && !changed.has(this.created.index.name)
+    const moved = [...this.orders].filter(([name]) => !placed || changed.has(name)).map(([, order]) => order)
     if (known === undefined) {
       this.uids.push(row.uid)
       this.docOf.set(row.uid, doc)

@@ -820,15 +820,9 @@ export class TextIndex {
       const length = Math.max(doc + 1, this.starts.length * 2)
       this.starts = grownInt32(this.starts, length)
       this.lengths = grownInt32(this.lengths, length)
-      const firsts = new Uint16Array(length)
-      firsts.set(this.firsts)
-      this.firsts = firsts
-      const titleEnds = new Uint16Array(length)
-      titleEnds.set(this.titleEnds)
-      this.titleEnds = titleEnds
-      const pairBits = new Uint32Array(length * PAIR_WORDS)
-      pairBits.set(this.pairBits)
-      this.pairBits = pairBits
+      this.firsts = grown(this.firsts, new Uint16Array(length))
+      this.titleEnds = grown(this.titleEnds, new Uint16Array(length))
+      this.pairBits = grown(this.pairBits, new Uint32Array(length * PAIR_WORDS))
     }
     if (doc >= this.docLimit) this.docLimit = doc + 1
   }
@@ -857,12 +851,14 @@ export class TextIndex {
   }
 }
 
-/** A copy of `array` with room for `length` numbers. */
-function grownInt32 (array: Int32Array, length: number): Int32Array<ArrayBuffer> {
-  const grown = new Int32Array(length)
-  grown.set(array)
-  return grown
+/** `larger` holding `array` at its start. */
+function grown<T extends Int32Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer>> (array: ArrayLike<number>, larger: T): T {
+  larger.set(array)
+  return larger
 }
+
+/** A copy of `array` with room for `length` numbers. */
+const grownInt32 = (array: Int32Array, length: number): Int32Array<ArrayBuffer> => grown(array, new Int32Array(length))
 
 /** The bitset of the first `count` documents of a sorted list, as long as its greatest document needs. */
 function denseOf (list: Int32Array, count: number): Bits {
