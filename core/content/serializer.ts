@@ -34,19 +34,20 @@ export const UNLOCKED = Object.freeze({ locked: false, stealable: true })
 /**
  * What Plone answers for the features this service does not have (discussion,
  * next/previous navigation, versioning, working copies, multilingual, rights
- * and contributors as fields), so that clients find every key they read.
+ * and contributors as fields), so that clients find every key they read: new
+ * lists and objects for every answer, which its caller may change.
  * Next/previous items, once they exist, are summaries: `Serializer.summary`.
  */
-const ABSENT_FEATURES = {
-  allow_discussion: false,
-  contributors: [],
-  rights: '',
-  language: '',
-  next_item: {},
-  previous_item: {},
-  version: 'current',
-  working_copy: null,
-  working_copy_of: null
+function addAbsentFeatures (result: Record<string, unknown>): void {
+  result.allow_discussion = false
+  result.contributors = []
+  result.rights = ''
+  result.language = ''
+  result.next_item = {}
+  result.previous_item = {}
+  result.version = 'current'
+  result.working_copy = null
+  result.working_copy_of = null
 }
 
 /**
@@ -93,28 +94,29 @@ export class Serializer {
     return value
   }
 
-  /** The full object, as `GET <path>` answers (docs/api.md, "Endpoints"), for a reader who may view it. */
-  object (reader: Reader, located: Located): Record<string, unknown> {
+  /**
+   * The full object, as `GET <path>` answers (docs/api.md, "Endpoints"), for a
+   * reader who may view it; `components` (its `@components`, when the answer
+   * has them) follows its UID, as plone.restapi writes it.
+   */
+  object (reader: Reader, located: Located, components?: Record<string, unknown>): Record<string, unknown> {
     const { obj, type, lineage } = located
     const url = urlOf(reader.baseUrl, obj.path)
-    const result: Record<string, unknown> = {
-      '@id': url,
-      '@type': obj.portal_type,
-      UID: obj.uid,
-      id: obj.id,
-      type_title: type.title,
-      review_state: obj.review_state,
-      created: isoDate(obj.created),
-      modified: isoDate(obj.modified),
-      creators: obj.creators,
-      parent: lineage.length < 2 ? {} : this.summary(reader, lineage.slice(0, -1)),
-      is_folderish: type.folderish,
-      layout: type.layout,
-      effective: isoDate(obj.data.effective as string | undefined),
-      expires: isoDate(obj.data.expires as string | undefined),
-      lock: { ...UNLOCKED },
-      ...structuredClone(ABSENT_FEATURES)
-    }
+    const result: Record<string, unknown> = { '@id': url, '@type': obj.portal_type, UID: obj.uid }
+    if (components !== undefined) result['@components'] = components
+    result.id = obj.id
+    result.type_title = type.title
+    result.review_state = obj.review_state
+    result.created = isoDate(obj.created)
+    result.modified = isoDate(obj.modified)
+    result.creators = obj.creators
+    result.parent = lineage.length < 2 ? {} : this.summary(reader, lineage.slice(0, -1))
+    result.is_folderish = type.folderish
+    result.layout = type.layout
+    result.effective = isoDate(obj.data.effective as string | undefined)
+    result.expires = isoDate(obj.data.expires as string | undefined)
+    result.lock = { ...UNLOCKED }
+    addAbsentFeatures(result)
     for (const name of type.fields.keys()) {
       if (name === 'effective' || name === 'expires') continue
       result[name] = this.fieldValue(url, type, name, obj.data[name])

@@ -43,9 +43,12 @@ export function expandedNames (searchParams: URLSearchParams): Set<string> {
  */
 export default fp(async fastify => {
   const registered = new Map<string, { handler: ComponentHandler, onlyExpanded: boolean }>()
+  /** The registered components by name, sorted once (every GET of an object lists them). */
+  let sorted: Array<[string, { handler: ComponentHandler, onlyExpanded: boolean }]> | null = null
   const add: Components['add'] = (name, handler, options = {}) => {
     if (registered.has(name)) throw new Error(`Component '${name}' is registered twice`)
     registered.set(name, { handler, onlyExpanded: options.onlyExpanded === true })
+    sorted = null
   }
   fastify.decorate('components', {
     add,
@@ -57,8 +60,10 @@ export default fp(async fastify => {
     },
     async of (request, located, expand) {
       const url = urlOf(request.baseUrl, located.obj.path)
-      const entries = [...registered].sort(([a], [b]) => a.localeCompare(b))
-        .filter(([name, { onlyExpanded }]) => expand.has(name) || !onlyExpanded)
+      sorted ??= [...registered].sort(([a], [b]) => a.localeCompare(b))
+      const entries = sorted.filter(([name, { onlyExpanded }]) => expand.has(name) || !onlyExpanded)
+      // Nothing expanded (most reads): links only, without a promise each.
+      if (expand.size === 0) return Object.fromEntries(entries.map(([name]) => [name, { '@id': `${url}/@${name}` }]))
       return Object.fromEntries(await Promise.all(entries.map(async ([name, { handler }]) =>
         [name, expand.has(name) ? await handler(request, located) : { '@id': `${url}/@${name}` }])))
     }

@@ -11,7 +11,7 @@ import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, quote } fr
 import { Permission } from '../../core/security/roles.js'
 import { checkWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
-import { addressOf } from '../support/url.js'
+import { addressOf, queryOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
@@ -44,20 +44,17 @@ export default fp(async fastify => {
   const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): WriteContext => writeContextOf(fastify, stored, mode, q)
 
   /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
-  async function representation (request: FastifyRequest, located: Located): Promise<Record<string, unknown>> {
-    const searchParams = new URL(request.url, 'http://x').searchParams
+  async function representation (request: FastifyRequest, located: Located, searchParams = queryOf(request.url)): Promise<Record<string, unknown>> {
     const lock = located.lock !== undefined ? located.lock : await fastify.locks.live(located.obj.uid)
-    return {
-      '@components': await fastify.components.of(request, located, expandedNames(searchParams)),
-      ...serializer.object(request, located),
-      lock: lockInfo(request.baseUrl, lock, request.principal.userId, can(request.principal, Permission.Modify, located))
-    }
+    const body = serializer.object(request, located, await fastify.components.of(request, located, expandedNames(searchParams)))
+    body.lock = lockInfo(request.baseUrl, lock, request.principal.userId, can(request.principal, Permission.Modify, located))
+    return body
   }
 
   async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request)
-    const searchParams = new URL(request.url, 'http://x').searchParams
-    const body = await representation(request, located)
+    const searchParams = queryOf(request.url)
+    const body = await representation(request, located, searchParams)
     if (located.type.folderish) {
       const query = parseZopeQuery(searchParams)
       const listing = await fastify.listings.fromCatalog(callerOf(request), {

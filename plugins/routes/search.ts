@@ -9,6 +9,7 @@ import { parseZopeQuery } from '../../core/query/zope.js'
 import { SolrUnavailable } from '../../core/solr/client.js'
 import { routesToSolr } from '../../core/solr/routing.js'
 import { callerOf, requireContext } from '../support/access.js'
+import { queryOf } from '../support/url.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,7 +60,7 @@ export default fp(async fastify => {
     }
   }, async (request, reply) => {
     const located = await requireContext(fastify.content, request)
-    const params = new URL(request.url, 'http://x').searchParams
+    const params = queryOf(request.url)
     return await searchListing(request, reply, located, parseZopeQuery(params), canonicalId(request.baseUrl, located.obj.path, params))
   })
 

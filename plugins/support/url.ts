@@ -119,3 +119,19 @@ export function createUrlRewriter (sitePath: string): (raw: IncomingMessage) => 
     return routed + query
   }
 }
+
+/**
+ * The query of a request URL, as `new URL(url, base).searchParams` reads it
+ * (what follows `?`, up to a `#`), without parsing the rest of the URL: every
+ * GET of an object and every search asks.
+ */
+export function queryOf (url: string): URLSearchParams {
+  const hash = url.indexOf('#')
+  const end = hash < 0 ? url.length : hash
+  const start = url.indexOf('?')
+  // No `?`, or only the fragment's.
+  if (start < 0 || start > end) return new URLSearchParams()
+  const query = url.slice(start + 1, end)
+  // The constructor drops a leading `?` of its text, which the URL parser keeps as a name's; an empty `&` part is skipped by both.
+  return new URLSearchParams(query.startsWith('?') ? `&${query}` : query)
+}

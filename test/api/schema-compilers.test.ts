@@ -1,6 +1,9 @@
 import Fastify from 'fastify'
 import t from 'tap'
-import { LazySchemaCompilers } from '../../plugins/support/schema-compilers.js'
+import fc from 'fast-check'
+import SerializerSelector from '@fastify/fast-json-stringify-compiler'
+import Type from 'typebox'
+import { LazySchemaCompilers, writesEverything } from '../../plugins/support/schema-compilers.js'
 import { build } from '../helper.js'
 
 /**
@@ -73,4 +76,46 @@ t.test('every route schema of the service compiles', async t => {
   const compiled = await app.compileRouteSchemas()
   t.ok(compiled > 100, `${compiled} schemas compiled after ready, none at start`)
   t.equal(await app.compileRouteSchemas(), 0, 'each once')
+})
+
+t.test('a response schema that leaves nothing out is written by JSON.stringify, as fast-json-stringify would write it', async t => {
+  // Open schemas as the routes declare them (an object's GET, a search's page).
+  const open = [
+    Type.Object({ '@id': Type.String(), UID: Type.String() }, { additionalProperties: true }),
+    Type.Object({
+      '@id': Type.String(),
+      items: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+      items_total: Type.Integer(),
+      facets: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer())))
+    }, { additionalProperties: true })
+  ]
+  for (const schema of open) t.ok(writesEverything(schema))
+  // What fast-json-stringify would cut: undeclared properties, references, alternatives.
+  const closed = [
+    Type.Object({ id: Type.String() }),
+    Type.Object({ id: Type.String() }, { additionalProperties: false }),
+    Type.Object({ nested: Type.Object({ id: Type.String() }) }, { additionalProperties: true }),
+    Type.Array(Type.Object({ id: Type.String() })),
+    { $ref: 'Error#' },
+    Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })])
+  ]
+  for (const schema of closed) t.notOk(writesEverything(schema), JSON.stringify(schema))
+
+  // The oracle: fast-json-stringify itself, on values of the open schemas' shapes (names that are
+  // no line of their own: its record pattern `^.*$` drops those, which JSON.stringify keeps).
+  const name = fc.string({ maxLength: 8 }).filter(n => !/[\n\r\u2028\u2029]/.test(n))
+  const value = fc.dictionary(name, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
+  const page = fc.record({
+    '@id': fc.string(),
+    items: fc.array(value, { maxLength: 4 }),
+    items_total: fc.nat(),
+    facets: fc.dictionary(name, fc.dictionary(name, fc.nat(), { maxKeys: 4 }), { maxKeys: 3 })
+  }).chain(fields => value.map(extra => ({ ...extra, ...fields })))
+  const object = fc.record({ '@id': fc.string(), UID: fc.uuid() }).chain(fields => value.map(extra => ({ ...extra, ...fields })))
+  for (const [schema, values] of [[open[0], object], [open[1], page]] as const) {
+    const compiled = SerializerSelector()({}, {})({ schema, method: 'GET', url: '/', httpStatus: '200' } as never)
+    fc.assert(fc.property(values, v => {
+      t.same(JSON.parse(JSON.stringify(v)), JSON.parse(compiled(v)))
+    }), { numRuns: 500 })
+  }
 })

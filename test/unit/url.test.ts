@@ -1,8 +1,9 @@
 import t from 'tap'
 import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
-import { addressOf, createUrlRewriter, type AddressInfo } from '../../plugins/support/url.js'
-import { urlOf } from '../../core/content/urls.js'
+import { addressOf, createUrlRewriter, queryOf, type AddressInfo } from '../../plugins/support/url.js'
+import fc from 'fast-check'
+import { isoDate, urlOf } from '../../core/content/urls.js'
 
 // How a request URL is split into the content it addresses and the service
 // called on it (docs/api.md), and how URLs are written back (`@id`).
@@ -59,4 +60,30 @@ t.test('urlOf joins a path to the base URL, encoding what a path segment may not
   t.equal(urlOf('http://h', '/talks/café talk'), 'http://h/talks/caf%C3%A9%20talk')
   t.equal(urlOf('http://h', '/@users/jane@example.org'), 'http://h/@users/jane@example.org', '@ needs no escaping in a path')
   t.equal(urlOf('http://h', '/a?b#c'), 'http://h/a%3Fb%23c', '? and # are escaped: a name cannot cut the path short')
+})
+
+t.test('urlOf and isoDate write what encoding every segment and cutting the milliseconds would, for any path and any date', async t => {
+  // The oracle: the plain forms, without the fast paths taken for common paths and four-digit years.
+  const encodedSegments = (baseUrl: string, path: string): string => path === '/' ? baseUrl : baseUrl + path.split('/').map(s => encodeURIComponent(s).replace(/%40/g, '@')).join('/')
+  const character = fc.constantFrom(...'aZ09-_.!~*\'()@/ ?#%&+=:;,é\u0000\ud800'.split(''))
+  fc.assert(fc.property(fc.array(character, { maxLength: 12 }).map(cs => `/${cs.join('')}`), path => {
+    // A lone surrogate has no encoding: both throw (no stored path holds one: ids are made of titles' words).
+    const outcome = (write: () => string): string => { try { return write() } catch (err) { return `throws ${(err as Error).name}` } }
+    t.equal(outcome(() => urlOf('http://h/Plone', path)), outcome(() => encodedSegments('http://h/Plone', path)))
+  }), { numRuns: 2000 })
+  const MAX_TIME = 8.64e15
+  fc.assert(fc.property(fc.integer({ min: -MAX_TIME, max: MAX_TIME }), ms => {
+    const date = new Date(ms)
+    t.equal(isoDate(date), date.toISOString().replace(/\.\d{3}Z$/, '+00:00'))
+    t.equal(isoDate(date.toISOString()), isoDate(date), 'a date given as its ISO text reads the same')
+  }), { numRuns: 2000 })
+  t.equal(isoDate('not a date'), null)
+})
+
+t.test('queryOf reads a request URL\'s query as the URL parser does, for any URL Node\'s HTTP parser lets through', async t => {
+  // Not spaces and control characters: the HTTP parser refuses them in a request target (the URL parser would trim or drop them).
+  const character = fc.constantFrom(...'a=&?#%20+/é\ud800;'.split(''))
+  fc.assert(fc.property(fc.array(character, { maxLength: 16 }).map(cs => `/talks${cs.join('')}`), url => {
+    t.same([...queryOf(url)], [...new URL(url, 'http://x').searchParams])
+  }), { numRuns: 3000 })
 })
