@@ -36,7 +36,7 @@ export const ConfigSchema = Type.Object({
   LOGIN_THROTTLE_WINDOW: Type.Integer({ default: 900, minimum: 1, description: 'Throttling window in seconds' }),
   LOGIN_DEVICE_COOKIE_TTL: Type.Integer({ default: 180 * 24 * 3600, minimum: 1, description: 'Lifetime in seconds of the cookie that makes a browser a known device of its user' }),
   RESIDENT_CATALOG: Type.Boolean({ default: true, description: 'Whether each process holds the catalogue in memory and answers listings and searches from it (docs/architecture.md, "The resident catalogue"); false = every query asks PostgreSQL' }),
-  RESIDENT_FILTER_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 0, description: 'Bytes the resident catalogue may hold in kept filters (a set of documents each: 125 kB a filter at a million objects)' }),
+  RESIDENT_FILTER_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 0, description: 'Bytes the resident catalogue may hold in kept filters (a set of documents each: 125 kB a filter at a million objects); a quarter of it holds the documents of common pairs of adjacent words that phrases asked' }),
   // Caches of a web process (docs/architecture.md, "What a process keeps"), in bytes as core/heap-size.ts counts them: two to five times what they hold.
   KEPT_OBJECTS_BYTES: Type.Integer({ default: 128 * 1024 * 1024, minimum: 0, description: 'Bytes of objects kept for GET and HEAD (a talk some 6 kB as counted: about 20,000 talks)' }),
   KEPT_ROWS_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 0, description: 'Bytes of catalogue rows kept for the pages of listings and searches (a talk\'s row some 1.5 kB as counted: about 40,000 rows)' }),

@@ -353,3 +353,55 @@ t.test('prefixes find every lexeme they begin, however many lexemes came since',
   }
   t.same(failures, [], `prefixes over ${new Set(model.flat()).size} lexemes`)
 })
+
+t.test('phrases of common words answer from kept pairs exactly as document by document, through every change', async t => {
+  // Against a plain model: each document its words at their positions (with gaps now and then), a
+  // phrase found where its words stand one after the other. Few words, so that every pair is common
+  // and kept; one index keeps all it reads, one a pair or two (evicting all the time), one none.
+  const WORDS = ['ab', 'cd', 'ef', 'gh', 'ij']
+  const local = generator(seed + 2)
+  const pickLocal = <T>(items: readonly T[]): T => items[Math.floor(local() * items.length)]
+  const model = new Map<number, Map<number, string>>()
+  const universe = new Bits()
+  const indexes = [new TextIndex(64 * 1024 * 1024), new TextIndex(600), new TextIndex(0)]
+  const put = (doc: number): void => {
+    const placed = new Map<number, string>()
+    const gapped = local() < 0.1
+    for (let i = 0, position = 1 + Math.floor(local() * 3); i < 1 + Math.floor(local() * 12); i++) {
+      placed.set(position, pickLocal(WORDS))
+      position += gapped && local() < 0.3 ? 2 : 1
+    }
+    const positions = new Map<string, number[]>()
+    for (const [position, word] of placed) positions.set(word, [...positions.get(word) ?? [], position])
+    const tsvector = [...positions].map(([word, at]) => `'${word}':${at.join(',')}`).join(' ')
+    model.set(doc, placed)
+    universe.add(doc)
+    for (const index of indexes) index.set(doc, tsvector)
+  }
+  const remove = (doc: number): void => {
+    model.delete(doc)
+    universe.delete(doc)
+    for (const index of indexes) index.remove(doc)
+  }
+  const holds = (placed: Map<number, string>, words: string[]): boolean =>
+    [...placed].some(([position]) => words.every((word, k) => placed.get(position + k) === word))
+  let asked = 0
+  const ask = (): void => {
+    const words = Array.from({ length: local() < 0.8 ? 2 : 3 }, () => pickLocal(WORDS))
+    const want = [...model].filter(([, placed]) => holds(placed, words)).map(([doc]) => doc).sort((a, b) => a - b)
+    for (const [i, index] of indexes.entries()) {
+      const got = index.matches(parseFullText(`"${words.join(' ')}"`), universe)?.toArray()
+      if (JSON.stringify(got) !== JSON.stringify(want)) t.fail(`index ${i}, "${words.join(' ')}" after ${asked} questions: ${JSON.stringify(got)} where ${JSON.stringify(want)}`)
+    }
+    asked++
+  }
+  for (let doc = 0; doc < 300; doc++) put(doc)
+  for (let step = 0; step < 3000; step++) {
+    const r = local()
+    if (r < 0.4) ask()
+    else if (r < 0.8) put(Math.floor(local() * 400))
+    else remove(Math.floor(local() * 400))
+  }
+  t.pass(`${asked} phrases asked between 1 800 changes, each answered alike by the model and the three indexes`)
+  t.ok(indexes[0].byteSize > indexes[2].byteSize, 'the index with room keeps pairs (it holds more than the one without)')
+})

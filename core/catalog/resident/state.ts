@@ -21,7 +21,7 @@ export type ResidentRow = Record<string, unknown> & { uid: string, searchable?: 
 export class ResidentState {
   readonly live = new Bits()
   readonly columns = new Map<string, Column>()
-  readonly text = new TextIndex()
+  readonly text: TextIndex
   readonly atoms: Atoms
   readonly activity: Activity
   /** Sorted orders by index name; `created` is also the catalogue order. */
@@ -55,7 +55,10 @@ export class ResidentState {
     need('path_parents')
     need('path_depth')
     this.activity = new Activity(doc => effective.get(doc) as number | null, doc => expires.get(doc) as number | null)
-    this.atoms = new Atoms(filterBytes)
+    // A quarter of the filters' budget for the pairs of common words that phrases ask (text-index.ts, word-pairs.ts).
+    const pairBytes = Math.floor(filterBytes / 4)
+    this.text = new TextIndex(pairBytes)
+    this.atoms = new Atoms(filterBytes - pairBytes)
   }
 
   get size (): number { return this.docOf.size }

@@ -6,6 +6,7 @@ import type { FullText } from '../../query/text.js'
 import { renderTsquery } from '../tsquery.js'
 import { Bits } from './bits.js'
 import { coverDensity } from './cover-density.js'
+import { WordPairs } from './word-pairs.js'
 
 /** PostgreSQL's last word position (MAXENTRYPOS - 1): every later word of a document stands at it. */
 const LAST_POSITION = 16383
@@ -62,6 +63,14 @@ const IRREGULAR_WEIGHTS = 0xffff
 const PAIR_WORDS = 8
 /** The bit of two lexemes standing one after the other, among PAIR_WORDS × 32. */
 const pairBit = (left: number, right: number): number => (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca77)) >>> 24
+/**
+ * A pair of adjacent words is read for every document and kept (WordPairs)
+ * when each of its words is held by at least one document in this many:
+ * then checking the documents one by one would cost more than the bitset kept.
+ */
+const PAIR_KEPT_FROM = 32
+/** What the kept pairs of adjacent words may hold when not told (bytes). */
+const DEFAULT_PAIR_BYTES = 16 * 1024 * 1024
 /** Query operands a rank tells apart (a bit each). */
 const MOST_RANKED_OPERANDS = 31
 
@@ -180,12 +189,20 @@ export class TextIndex {
    * seven; a long one sets them all, and then only costs its 32 bytes).
    */
   private pairBits = new Uint32Array(1024 * PAIR_WORDS)
-  /** Documents set, those with a lexeme without positions, and those whose tsvector is NULL. */
+  /** Documents set, those whose positions have a gap (`firsts` 0), those with a lexeme without positions, and those whose tsvector is NULL. */
   private readonly held = new Bits()
+  private readonly gapped = new Bits()
   private readonly stripped = new Bits()
   private readonly nulls = new Bits()
   /** One past the highest document number set: how big a set of documents must be. */
   private docLimit = 0
+  /** The documents of common pairs of adjacent words that phrases asked, kept exact. */
+  private readonly pairs: WordPairs
+
+  /** `pairBytes`: what the kept pairs of adjacent words may hold (WordPairs). */
+  constructor (pairBytes = DEFAULT_PAIR_BYTES) {
+    this.pairs = new WordPairs(pairBytes)
+  }
 
   /**
    * Scratch of `parse`: the pairs of a document as sortable numbers; the
@@ -242,6 +259,8 @@ export class TextIndex {
     this.titleEnds[doc] = first > 0 && this.othersB && this.lastA < this.firstOther ? this.lastA : IRREGULAR_WEIGHTS
     this.signPairs(doc, first > 0 ? pairs : -1)
     this.held.add(doc)
+    if (first === 0 && pairs > 0) this.gapped.add(doc)
+    else this.gapped.delete(doc)
     // `NULL @@ q` is null, never true: such a document matches nothing, not even `!x`.
     if (tsvector === null) this.nulls.add(doc)
     else this.nulls.delete(doc)
@@ -256,6 +275,7 @@ export class TextIndex {
     if (!this.held.has(doc)) return
     this.release(doc, this.nextEpoch())
     this.held.delete(doc)
+    this.gapped.delete(doc)
     this.stripped.delete(doc)
     this.nulls.delete(doc)
     this.maybeCompact()
@@ -339,7 +359,7 @@ export class TextIndex {
     let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength + this.titleEnds.byteLength + this.pairBits.byteLength +
       this.entryPositions.byteLength + this.entryWords.byteLength + this.entryClasses.byteLength + this.operandsOf.byteLength +
       this.byPosition.byteLength + this.placed.byteLength + this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
-      this.held.byteSize + this.stripped.byteSize + this.nulls.byteSize
+      this.held.byteSize + this.gapped.byteSize + this.stripped.byteSize + this.nulls.byteSize + this.pairs.byteSize
     const { lexemes, postings } = this
     for (let id = 0; id < lexemes.length; id++) {
       bytes += LEXEME_OVERHEAD + ((lexemes[id].length + 7) & ~7)
@@ -367,9 +387,11 @@ export class TextIndex {
    * become `mark + 2` and lose it. A mark met again is a lexeme seen already.
    */
   private release (doc: number, mark: number): void {
-    const { arena, marks } = this
+    const { arena, marks, pairs } = this
     const start = this.starts[doc]
     const end = start + this.lengths[doc]
+    // Its pairs of adjacent words leave the kept pairs (a document with gaps is in none).
+    if (this.firsts[doc] > 0 && !pairs.empty) for (let i = start; i + 1 < end; i++) pairs.delete(doc, arena[i], arena[i + 1])
     for (let i = start; i < end; i++) {
       const id = arena[i]
       const seen = marks[id]
@@ -725,6 +747,39 @@ export class TextIndex {
     // Each word as the one lexeme to compare with, or (a prefix of several) the set of its lexemes.
     const sole = Int32Array.from(ids, some => some.length === 1 ? some[0] : -1)
     const sets = ids.map(some => some.length === 1 ? null : Bits.of(some))
+    // Adjacent words of one lexeme each whose documents are kept, or common enough to be: the candidates without a gap must have them together.
+    let gappedCandidates: Bits | null = null
+    let pairsApplied = 0
+    for (let k = 0; k + 1 < sole.length; k++) {
+      if (sole[k] < 0 || sole[k + 1] < 0) continue
+      const together = this.pairs.get(sole[k], sole[k + 1]) ?? this.commonPair(sole[k], sole[k + 1], size)
+      if (together === null) continue
+      gappedCandidates ??= candidates.clone().and(this.gapped)
+      candidates.and(together)
+      pairsApplied++
+    }
+    if (gappedCandidates !== null) candidates.or(gappedCandidates)
+    // Two words whose pair was applied: only the candidates with a gap are left to check.
+    const toCheck = sole.length === 2 && pairsApplied === 1 ? gappedCandidates as Bits : candidates
+    this.checkPhrase(toCheck, candidates, sole, sets)
+    return candidates
+  }
+
+  /**
+   * The documents without a gap where lexeme `left` stands right before
+   * `right`, read and kept when both are common (PAIR_KEPT_FROM); null when
+   * they are not (checking their few candidates one by one costs less).
+   */
+  private commonPair (left: number, right: number, size: number): Bits | null {
+    if (Math.min(this.docCounts[left], this.docCounts[right]) * PAIR_KEPT_FROM < this.docLimit) return null
+    const together = this.docsOf([left], size).and(this.docsOf([right], size)).andNot(this.gapped)
+    this.checkPhrase(together, together, Int32Array.of(left, right), [null, null])
+    this.pairs.keep(left, right, together)
+    return together
+  }
+
+  /** Takes out of `candidates` the documents of `toCheck` (a subset) in which the words do not stand one after the other. */
+  private checkPhrase (toCheck: Bits, candidates: Bits, sole: Int32Array, sets: Array<Bits | null>): void {
     // The word of one lexeme that the fewest documents hold, to look for first (-1: every word a prefix of several).
     let anchor = -1
     for (let k = 0; k < sole.length; k++) {
@@ -737,7 +792,8 @@ export class TextIndex {
       const bit = pairBit(sole[k], sole[k + 1])
       signs.push(bit >>> 5, 1 << (bit & 31))
     }
-    const { words } = candidates
+    const { words } = toCheck
+    const kept = candidates.words
     const { pairBits } = this
     for (let w = 0; w < words.length; w++) {
       for (let bits = words[w]; bits !== 0;) {
@@ -746,10 +802,9 @@ export class TextIndex {
         const doc = w * 32 + 31 - Math.clz32(low)
         let signed = true
         for (let i = 0, base = doc * PAIR_WORDS; signed && i < signs.length; i += 2) signed = (pairBits[base + signs[i]] & signs[i + 1]) !== 0
-        if (!signed || !this.holdsPhrase(doc, sole, sets, anchor)) words[w] &= ~low
+        if (!signed || !this.holdsPhrase(doc, sole, sets, anchor)) kept[w] &= ~low
       }
     }
-    return candidates
   }
 
   /** Records the pairs of adjacent lexemes of a document whose `pairs` ids run without a gap from its start (-1: it has gaps). */
@@ -758,9 +813,11 @@ export class TextIndex {
     const base = doc * PAIR_WORDS
     pairBits.fill(pairs < 0 ? 0xffffffff : 0, base, base + PAIR_WORDS)
     const start = this.starts[doc]
+    const kept = this.pairs.empty ? null : this.pairs
     for (let i = start, last = start + pairs - 1; i < last; i++) {
       const bit = pairBit(arena[i], arena[i + 1])
       pairBits[base + (bit >>> 5)] |= 1 << (bit & 31)
+      kept?.add(doc, arena[i], arena[i + 1])
     }
   }
 
