@@ -116,7 +116,8 @@ export class ResidentState {
     } else {
       for (const order of moved) order.remove(doc)
     }
-    for (const held of this.columns.values()) held.set(doc, row[held.index.name])
+    // A column that holds the row's value already is left alone (a keyword column would copy its list and compare its postings).
+    for (const [name, held] of this.columns) if (changed === undefined || changed.has(name)) held.set(doc, row[name])
     if ('searchable' in row) this.text.set(doc, row.searchable ?? null)
     this.live.add(doc)
     this.changedVersion(doc)
