@@ -29,6 +29,14 @@ const LOCK_MS = 10_000
 const STALLED_CHECK_MS = 5_000
 /** SIGTERM waits this long for the jobs in flight (a batch is bounded by index_timeout); then they are left to stall. */
 const CLOSE_TIMEOUT_MS = 30_000
+/**
+ * A refusal is recorded on the producer's fail-fast connection (1 s a
+ * command): under load one attempt may time out, which would leave the
+ * refusal in the outbox without its failed job. It is tried this many times,
+ * REFUSAL_RETRY_MS apart.
+ */
+const REFUSAL_ATTEMPTS = 3
+const REFUSAL_RETRY_MS = 250
 /** How long closing asks Redis whether it is there before taking it for gone. */
 const PING_TIMEOUT_MS = 1_000
 
@@ -114,10 +122,25 @@ export class IndexWorker {
     }
     for (const [uid, err] of batch.refused) {
       this.o.log.error({ err, uid }, `Solr refuses the document of ${uid}; it is kept as a failed job and the operation stays in the outbox`)
-      // Without Redis the refusal is still in the outbox (status: outbox.refused), only the failed job is missing.
-      await this.o.recordRefusal(uid, err.message).catch(() => {})
+      await this.recordRefusal(uid, err.message)
     }
     return batch
+  }
+
+  /** Keeps a refusal as a failed job; without Redis it is still in the outbox (status: outbox.refused), only the failed job is missing. */
+  private async recordRefusal (uid: string, message: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.o.recordRefusal(uid, message)
+        return
+      } catch (err) {
+        if (attempt === REFUSAL_ATTEMPTS || this.closing) {
+          this.o.log.warn({ err, uid }, `The refusal of ${uid}'s document was not kept as a failed job; it stays marked in the outbox`)
+          return
+        }
+        await new Promise(resolve => setTimeout(resolve, REFUSAL_RETRY_MS))
+      }
+    }
   }
 
   /** Stops taking jobs and waits for those in flight (not while Redis is down); after CLOSE_TIMEOUT_MS they are left to stall and return to the queue. */
