@@ -44,11 +44,14 @@ function judge (value, { max, min }) {
 /** The worst record by `key` (`max`: the highest is worst). */
 const worstOf = (records, key, highIsWorst) => records.reduce((a, b) => ((highIsWorst ? key(b) > key(a) : key(b) < key(a)) ? b : a))
 
-/** Records at the target's scale (AT_SCALE or more); met stays null when the run did not reach it. */
-function atScale (records, key, limit, describe) {
+/**
+ * Records at the target's scale (AT_SCALE or more; `exactly`: AT_SCALE alone, for issue 23's
+ * targets, whose million-talk rule is the growth of each p99); met stays null when the run did not reach it.
+ */
+function atScale (records, key, limit, describe, exactly = false) {
   if (records.length === 0) return NOT_MEASURED
   const largest = Math.max(...records.map(r => r.talks))
-  const scaled = records.filter(r => r.talks >= AT_SCALE)
+  const scaled = records.filter(r => exactly ? r.talks === AT_SCALE : r.talks >= AT_SCALE)
   const pool = scaled.length > 0 ? scaled : records.filter(r => r.talks === largest)
   const worst = worstOf(pool, key, limit.max !== undefined)
   const verdict = judge(key(worst), limit)
@@ -179,11 +182,11 @@ export function checkTargets (report) {
     { target: 'seeding and bulk import at least as fast as create', ...asFastAsCreate(report) },
     { target: `start-up < ${STARTUP_MS} ms`, ...judge(start, { max: STARTUP_MS }), standing: `${fmt(start)} ms (slowest start-up)` },
     { target: `RSS idle < ${IDLE_RSS_MB} MB`, ...judge(idle, { max: IDLE_RSS_MB }), standing: `${fmt(idle)} MB (largest idle figure)` },
-    { target: `varied traffic: every read class p50 < ${VARIED_READ_P50_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), r => r.latency.p50, { max: VARIED_READ_P50_MS }, describeP50) },
-    { target: `varied traffic: every read class p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), p99, { max: VARIED_P99_MS }, describeP99) },
-    { target: `varied traffic: writes p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'write'), p99, { max: VARIED_P99_MS }, describeP99) },
-    { target: `varied traffic: the whole mix >= ${pct(MIX_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'varied-traffic')), ratio, { min: MIX_FLOOR_SHARE }, describeRatio) },
-    { target: `GET a random talk of all N >= ${pct(RANDOM_GET_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'get-random-talk')), ratio, { min: RANDOM_GET_FLOOR_SHARE }, describeRatio) },
+    { target: `varied traffic: every read class p50 < ${VARIED_READ_P50_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), r => r.latency.p50, { max: VARIED_READ_P50_MS }, describeP50, true) },
+    { target: `varied traffic: every read class p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), p99, { max: VARIED_P99_MS }, describeP99, true) },
+    { target: `varied traffic: writes p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'write'), p99, { max: VARIED_P99_MS }, describeP99, true) },
+    { target: `varied traffic: the whole mix >= ${pct(MIX_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'varied-traffic')), ratio, { min: MIX_FLOOR_SHARE }, describeRatio, true) },
+    { target: `GET a random talk of all N >= ${pct(RANDOM_GET_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'get-random-talk')), ratio, { min: RANDOM_GET_FLOOR_SHARE }, describeRatio, true) },
     { target: `varied traffic: every class's p99 at ${MILLION} talks at most × ${MILLION_GROWTH} its p99 at ${AT_SCALE}`, ...millionGrowth(results) },
     { target: 'varied traffic: no answer 5xx', ...noServerErrors(results) }
   ]

@@ -129,7 +129,8 @@ const malformed = (text: string): Error => new Error(`Malformed tsvector text: $
  * bitset, so that the Zipfian head of a vocabulary costs a bit a document and
  * its long tail a few bytes a lexeme. A word is its lexeme's set; a prefix
  * the union of the sets of the lexemes it begins, found by binary search in
- * the lexemes sorted. A phrase is the intersection of its words' sets,
+ * the lexemes sorted. A phrase is the intersection of its words' sets and,
+ * for adjacent common words, of their pair's documents (kept: word-pairs.ts),
  * checked document by document against the positions: per document its
  * lexeme ids in position order, in one arena shared by all documents, so
  * that a million documents are not a million objects. A document's positions
