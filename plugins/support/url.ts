@@ -120,6 +120,8 @@ export function createUrlRewriter (sitePath: string): (raw: IncomingMessage) => 
   }
 }
 
+const BEYOND_ASCII = /[\u0080-\uffff]/
+
 /**
  * The query of a request URL, as `new URL(url, base).searchParams` reads it
  * (what follows `?`, up to a `#`), without parsing the rest of the URL: every
@@ -132,6 +134,8 @@ export function queryOf (url: string): URLSearchParams {
   // No `?`, or only the fragment's.
   if (start < 0 || start > end) return new URLSearchParams()
   const query = url.slice(start + 1, end)
+  // Characters beyond ASCII next to a broken escape (`%aaé`) are decoded otherwise by the constructor than by the URL parser: the parser then.
+  if (BEYOND_ASCII.test(query)) return new URL(url, 'http://x').searchParams
   // The constructor drops a leading `?` of its text, which the URL parser keeps as a name's; an empty `&` part is skipped by both.
   return new URLSearchParams(query.startsWith('?') ? `&${query}` : query)
 }

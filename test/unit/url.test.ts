@@ -82,8 +82,8 @@ t.test('urlOf and isoDate write what encoding every segment and cutting the mill
 
 t.test('queryOf reads a request URL\'s query as the URL parser does, for any URL Node\'s HTTP parser lets through', async t => {
   // Not spaces and control characters: the HTTP parser refuses them in a request target (the URL parser would trim or drop them).
-  const character = fc.constantFrom(...'a=&?#%20+/é\ud800;'.split(''))
+  const character = fc.constantFrom(...'a=&?#%20+/é\ud800;'.split(''), '%aa', '%a0', '%C3%A9', 'Ã©')
   fc.assert(fc.property(fc.array(character, { maxLength: 16 }).map(cs => `/talks${cs.join('')}`), url => {
     t.same([...queryOf(url)], [...new URL(url, 'http://x').searchParams])
-  }), { numRuns: 3000 })
+  }), { numRuns: 20000 })
 })
