@@ -22,8 +22,15 @@ t.test('an import of 2 000 talks leaves the catalogue analysed', async t => {
   // A backend reports what it counted at most once a second, and a busy one may hold it back until it idles for 10 s (PostgreSQL 15+): wait that long at most.
   for (let tries = 0; tries < 150 && await changedSinceAnalysis('catalog') < 2000; tries++) await new Promise(resolve => setTimeout(resolve, 100))
   t.ok(await changedSinceAnalysis('catalog') >= 2000, 'the import changed 2 000 catalogue rows since the last analysis')
-  const analysed = await statistics.look()
-  t.ok(analysed.includes('catalog') && analysed.includes('content'), `the catalogue and the content were analysed (${analysed.join(', ')})`)
+  // The service's own FreshStatistics looks every 10 s too: when it holds the lock at this moment, this look
+  // leaves the tables to it (answering none) and they are fresh once its ANALYZE ends. Either way the class did it.
+  let analysed: string[] = []
+  for (let tries = 0; tries < 100; tries++) {
+    analysed = await statistics.look()
+    if (analysed.length > 0 || await changedSinceAnalysis('catalog') < 1000) break
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  t.ok(analysed.length === 0 || (analysed.includes('catalog') && analysed.includes('content')), `the catalogue and the content were analysed (${analysed.length === 0 ? 'by the service\'s own look' : analysed.join(', ')})`)
   t.ok(await changedSinceAnalysis('catalog') < 1000, 'and their statistics are fresh')
   t.same(await statistics.look(), [], 'a second look finds nothing stale')
 })
