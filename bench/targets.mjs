@@ -45,8 +45,8 @@ function judge (value, { max, min }) {
 const worstOf = (records, key, highIsWorst) => records.reduce((a, b) => ((highIsWorst ? key(b) > key(a) : key(b) < key(a)) ? b : a))
 
 /**
- * Records at the target's scale (AT_SCALE or more; `exactly`: AT_SCALE alone, for issue 23's
- * targets, whose million-talk rule is the growth of each p99); met stays null when the run did not reach it.
+ * Records at the target's scale (AT_SCALE or more; `exactly`: AT_SCALE alone); met stays null when
+ * the run did not reach it.
  */
 function atScale (records, key, limit, describe, exactly = false) {
   if (records.length === 0) return NOT_MEASURED
@@ -60,6 +60,9 @@ function atScale (records, key, limit, describe, exactly = false) {
     standing: `${describe(worst)} at ${worst.talks} talks` + (scaled.length > 0 ? '' : ` (measured up to ${largest} talks; the target is at ${AT_SCALE})`)
   }
 }
+
+/** Issue 23's targets: at AT_SCALE alone (at a million its rule is the growth of each p99, `millionGrowth`). */
+const atHundredThousand = (records, key, limit, describe) => atScale(records, key, limit, describe, true)
 
 /** At every size measured: the worst. */
 function everySize (records, key, limit, describe) {
@@ -182,11 +185,11 @@ export function checkTargets (report) {
     { target: 'seeding and bulk import at least as fast as create', ...asFastAsCreate(report) },
     { target: `start-up < ${STARTUP_MS} ms`, ...judge(start, { max: STARTUP_MS }), standing: `${fmt(start)} ms (slowest start-up)` },
     { target: `RSS idle < ${IDLE_RSS_MB} MB`, ...judge(idle, { max: IDLE_RSS_MB }), standing: `${fmt(idle)} MB (largest idle figure)` },
-    { target: `varied traffic: every read class p50 < ${VARIED_READ_P50_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), r => r.latency.p50, { max: VARIED_READ_P50_MS }, describeP50, true) },
-    { target: `varied traffic: every read class p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'read'), p99, { max: VARIED_P99_MS }, describeP99, true) },
-    { target: `varied traffic: writes p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atScale(classRecords(results, 'write'), p99, { max: VARIED_P99_MS }, describeP99, true) },
-    { target: `varied traffic: the whole mix >= ${pct(MIX_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'varied-traffic')), ratio, { min: MIX_FLOOR_SHARE }, describeRatio, true) },
-    { target: `GET a random talk of all N >= ${pct(RANDOM_GET_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'get-random-talk')), ratio, { min: RANDOM_GET_FLOOR_SHARE }, describeRatio, true) },
+    { target: `varied traffic: every read class p50 < ${VARIED_READ_P50_MS} ms at ${AT_SCALE} talks`, ...atHundredThousand(classRecords(results, 'read'), r => r.latency.p50, { max: VARIED_READ_P50_MS }, describeP50) },
+    { target: `varied traffic: every read class p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atHundredThousand(classRecords(results, 'read'), p99, { max: VARIED_P99_MS }, describeP99) },
+    { target: `varied traffic: writes p99 < ${VARIED_P99_MS} ms at ${AT_SCALE} talks`, ...atHundredThousand(classRecords(results, 'write'), p99, { max: VARIED_P99_MS }, describeP99) },
+    { target: `varied traffic: the whole mix >= ${pct(MIX_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atHundredThousand(withRatio(measured(results, 'varied-traffic')), ratio, { min: MIX_FLOOR_SHARE }, describeRatio) },
+    { target: `GET a random talk of all N >= ${pct(RANDOM_GET_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atHundredThousand(withRatio(measured(results, 'get-random-talk')), ratio, { min: RANDOM_GET_FLOOR_SHARE }, describeRatio) },
     { target: `varied traffic: every class's p99 at ${MILLION} talks at most × ${MILLION_GROWTH} its p99 at ${AT_SCALE}`, ...millionGrowth(results) },
     { target: 'varied traffic: no answer 5xx', ...noServerErrors(results) }
   ]

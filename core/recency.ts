@@ -84,6 +84,15 @@ export class RecencyMap<K, V> {
     return this.oldest?.key
   }
 
+  /** Takes out the least recently used entry and answers its value (undefined when empty): an eviction. */
+  removeOldest (): V | undefined {
+    const link = this.oldest
+    if (link === null) return undefined
+    this.unlink(link)
+    this.links.delete(link.key)
+    return link.value
+  }
+
   private toNewest (link: Link<K, V>): void {
     if (link === this.newest) return
     this.unlink(link)

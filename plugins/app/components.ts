@@ -60,12 +60,13 @@ export default fp(async fastify => {
     },
     async of (request, located, expand) {
       const url = urlOf(request.baseUrl, located.obj.path)
+      const link = (name: string): { '@id': string } => ({ '@id': `${url}/@${name}` })
       sorted ??= [...registered].sort(([a], [b]) => a.localeCompare(b))
       const entries = sorted.filter(([name, { onlyExpanded }]) => expand.has(name) || !onlyExpanded)
       // Nothing expanded (most reads): links only, without a promise each.
-      if (expand.size === 0) return Object.fromEntries(entries.map(([name]) => [name, { '@id': `${url}/@${name}` }]))
+      if (expand.size === 0) return Object.fromEntries(entries.map(([name]) => [name, link(name)]))
       return Object.fromEntries(await Promise.all(entries.map(async ([name, { handler }]) =>
-        [name, expand.has(name) ? await handler(request, located) : { '@id': `${url}/@${name}` }])))
+        [name, expand.has(name) ? await handler(request, located) : link(name)])))
     }
   } satisfies Components)
 }, { name: 'components', dependencies: ['content', 'http'] })

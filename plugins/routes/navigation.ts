@@ -6,6 +6,7 @@ import type { Located } from '../../core/content/rows.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseInteger } from '../../core/query/zope.js'
 import { principalsOf } from '../../core/security/roles.js'
+import { queryOf } from '../support/url.js'
 
 /**
  * The services of the site's structure that Volto reads on every page
@@ -30,7 +31,7 @@ export default fp(async fastify => {
   }))
 
   components.serve('navigation', { summary: 'The site\'s navigation tree (expand.navigation.depth, default 1)', tags: ['navigation'] }, async (request, located) => {
-    const depthParam = new URL(request.url, 'http://x').searchParams.get('expand.navigation.depth')
+    const depthParam = queryOf(request.url).get('expand.navigation.depth')
     const depth = depthParam === null ? 1 : parseInteger(depthParam, 'expand.navigation.depth')
     const access = { principals: principalsOf(request.principal), showInactive: seesInactive(request.principal) }
     return {

@@ -8,7 +8,7 @@ import Type from 'typebox'
 import { requireManager } from '../support/access.js'
 import { batchOf, batchingLinks } from '../../core/query/paging.js'
 import { BadRequest, NotFound } from '../../core/errors.js'
-import { addressOf } from '../support/url.js'
+import { addressOf, queryOf } from '../support/url.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery, textOf } from '../../core/query/zope.js'
 
@@ -45,7 +45,7 @@ export default fp(async fastify => {
     const { name } = request.params as { name: string }
     const isKeywords = name === KEYWORDS_VOCABULARY
     if (!isKeywords && !vocabularies.has(name)) throw NotFound(request.absoluteUrl(request.url), `The vocabulary '${name}' does not exist.`)
-    const query = parseZopeQuery(new URL(request.url, 'http://x').searchParams)
+    const query = parseZopeQuery(queryOf(request.url))
     if (query.title !== undefined && query.token !== undefined) throw BadRequest('You can not filter by title and token at the same time.')
     let items = isKeywords ? await keywords(request) : [...await vocabularies.terms(name)]
     if (query.title !== undefined) {

@@ -77,10 +77,6 @@ export class Atoms {
   get size (): number { return this.kept.size }
 
   private evict (): void {
-    while (this.bytes > this.budget && this.kept.size > 0) {
-      const oldest = this.kept.oldestKey()!
-      this.bytes -= this.kept.peek(oldest)!.set.byteSize
-      this.kept.delete(oldest)
-    }
+    while (this.bytes > this.budget && this.kept.size > 0) this.bytes -= this.kept.removeOldest()!.set.byteSize
   }
 }

@@ -226,7 +226,7 @@ export class ResidentCatalog {
     if (left.length === 0) return ranks
     let kept = this.ranks.use(tsquery)
     if (kept === undefined) this.ranks.set(tsquery, kept = new Map<number, { version: number, rank: number }>())
-    if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.delete(this.ranks.oldestKey()!)
+    if (this.ranks.size > KEPT_RANKED_QUERIES) this.ranks.removeOldest()
     const missing: number[] = []
     for (const doc of left) {
       const known = kept.get(doc)

@@ -34,11 +34,7 @@ export class WordPairs {
     if (known !== undefined) this.bytes -= known.byteSize
     this.kept.set(key, docs)
     this.bytes += docs.byteSize
-    while (this.bytes > this.budget && this.kept.size > 0) {
-      const oldest = this.kept.oldestKey()!
-      this.bytes -= this.kept.peek(oldest)!.byteSize
-      this.kept.delete(oldest)
-    }
+    while (this.bytes > this.budget && this.kept.size > 0) this.bytes -= this.kept.removeOldest()!.byteSize
   }
 
   /** Whether any pair is kept (a document's pairs need not be looked up otherwise). */
