@@ -29,6 +29,16 @@ const NOTHING = new Set<string>()
  */
 const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'xmp'])
 
+/**
+ * Inside `svg` or `math` (htmlparser2's foreign context) a start tag that
+ * closes itself (`<style a="b"/>`) closes its element; the HTML integration
+ * elements (`foreignObject`, `title`, …) open HTML again. htmlparser2 keeps
+ * these on a stack of their own, pushed by their start tags and popped by
+ * their end tags whether or not the element is open.
+ */
+const FOREIGN = new Set(['svg', 'math'])
+const HTML_INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignobject', 'desc', 'title'])
+
 const GT = 0x3e
 const SLASH = 0x2f
 const EQUALS = 0x3d
@@ -87,32 +97,51 @@ function endOfRawText (markup: string, at: number, name: string): number {
  * `<div>`s held the process for 23 s. The pass follows the parser's rules
  * that keep legitimate markup shallow (void elements; an end tag closes up
  * to its start tag; start tags that close open elements, `CLOSED_BY`) and
- * counts every other start tag one level deeper, so that it never finds
+ * counts every other start tag one level deeper, but for a self-closing one
+ * in foreign context (`FOREIGN`), so that it never finds
  * markup shallower than the parser builds it (test/unit/markup-depth.test.ts
  * holds it to htmlparser2). It skips only what the parser reads as no tags:
  * the text of raw-text elements (`RAW_TEXT`), comments (`<!--` to `-->`, whose dashes may be its own: `<!-->`),
- * declarations and instructions (`<!…>`, `<?…>`), end tags' insides,
+ * character data (`<![CDATA[` to `]]>`), declarations and instructions (`<!…>`, `<?…>`), end tags' insides and
+ * what `</` starts without a letter (`</<p>` is a comment),
  * attribute values in quotes; a tag the markup ends inside is the end (the
  * parser reads the rest as text).
  */
 export function nestsDeeperThan (markup: string, limit: number): boolean {
   const open: string[] = []
+  /** Whether a self-closing start tag closes its element, innermost last (`FOREIGN`). */
+  const foreign: boolean[] = [false]
   for (let at = markup.indexOf('<'); at >= 0; at = markup.indexOf('<', at)) {
     const next = markup.charCodeAt(at + 1)
-    if (next === SLASH && isLetter(markup.charCodeAt(at + 2))) {
-      const end = markup.indexOf('>', at)
-      if (end < 0) return false
-      const name = /^[^\s/>]+/.exec(markup.slice(at + 2, end))![0].toLowerCase()
-      const start = open.lastIndexOf(name)
-      if (start >= 0) open.length = start
-      // A `</p>` without its start is an empty paragraph, opened and closed here.
-      else if (name === 'p' && open.length >= limit) return true
-      at = end + 1
+    if (next === SLASH) {
+      // After `</` and any spaces: a `>` drops it all, a letter starts an end tag's name (up to a space or `>`), anything else is a comment up to `>`.
+      let from = at + 2
+      while (from < markup.length && isSpace(markup.charCodeAt(from))) from++
+      if (markup.charCodeAt(from) === GT) {
+        at = from + 1
+        continue
+      }
+      if (isLetter(markup.charCodeAt(from))) {
+        let nameEnd = from
+        while (nameEnd < markup.length && !isSpace(markup.charCodeAt(nameEnd)) && markup.charCodeAt(nameEnd) !== GT) nameEnd++
+        // A name the markup ends inside is no tag.
+        if (nameEnd >= markup.length) return false
+        const name = markup.slice(from, nameEnd).toLowerCase()
+        if (FOREIGN.has(name) || HTML_INTEGRATION.has(name)) foreign.pop()
+        const start = open.lastIndexOf(name)
+        if (start >= 0) open.length = start
+        // A `</p>` without its start is an empty paragraph, opened and closed here.
+        else if (name === 'p' && open.length >= limit) return true
+      }
+      at = markup.indexOf('>', from)
+      if (at < 0) return false
       continue
     }
     if (!isLetter(next)) {
-      // A comment ends at `-->`, a declaration (`<!doctype`) or instruction (`<?xml`) at `>`; any other `<` is text.
-      const end = markup.startsWith('<!--', at) ? markup.indexOf('-->', at + 2) : next === 0x21 || next === 0x3f ? markup.indexOf('>', at) : at
+      // A comment ends at `-->`, character data (`<![CDATA[`) at `]]>`, a declaration (`<!doctype`) or instruction (`<?xml`) at `>`; any other `<` is text.
+      const end = markup.startsWith('<!--', at)
+        ? markup.indexOf('-->', at + 2)
+        : markup.startsWith('<![CDATA[', at) ? markup.indexOf(']]>', at + 9) : next === 0x21 || next === 0x3f ? markup.indexOf('>', at) : at
       if (end < 0) return false
       at = end + 1
       continue
@@ -128,6 +157,9 @@ export function nestsDeeperThan (markup: string, limit: number): boolean {
     if (VOID.has(name)) continue
     open.push(name)
     if (open.length > limit) return true
+    if (FOREIGN.has(name)) foreign.push(true)
+    else if (HTML_INTEGRATION.has(name)) foreign.push(false)
+    if (tagEnd < 0 && foreign.at(-1) === true) open.pop()
     if (tagEnd > 0 && RAW_TEXT.has(name)) {
       // Its text runs to its end tag, which the next turn reads; without one, the rest of the markup is text.
       at = endOfRawText(markup, at, name)
