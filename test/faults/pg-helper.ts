@@ -24,10 +24,11 @@ export interface Terminator {
   /**
    * Locks `table`, calls `whenLocked`, waits (up to 10 s) until a backend (of
    * `applicationName`, when given) waits for that lock — a query in flight, in a
-   * transaction or not — then terminates every other backend and unlocks.
+   * transaction or not, whose text matches the regular expression `statement`
+   * when given — then terminates every other backend and unlocks.
    * Answers how many backends were terminated.
    */
-  terminateWhileWaiting: (table: string, applicationName?: string, whenLocked?: () => void) => Promise<number>
+  terminateWhileWaiting: (table: string, applicationName?: string, whenLocked?: () => void, statement?: string) => Promise<number>
 }
 
 /** A client of its own on the service's database (never terminated by its own statement). */
@@ -47,7 +48,7 @@ export async function terminator (t: TapLike, databaseUrl: string): Promise<Term
   }
   return {
     terminateAll,
-    terminateWhileWaiting: async (table, applicationName, whenLocked) => {
+    terminateWhileWaiting: async (table, applicationName, whenLocked, statement) => {
       await client.query('BEGIN')
       try {
         await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`)
@@ -58,7 +59,7 @@ export async function terminator (t: TapLike, databaseUrl: string): Promise<Term
           await client.query('SELECT pg_stat_clear_snapshot()')
           const { rowCount } = await client.query(
             `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> ALL($2::int[])
-             AND wait_event_type = 'Lock' AND ($1::text IS NULL OR application_name = $1)`, [applicationName ?? null, terminatedPids])
+             AND wait_event_type = 'Lock' AND ($1::text IS NULL OR application_name = $1) AND ($3::text IS NULL OR query ~ $3)`, [applicationName ?? null, terminatedPids, statement ?? null])
           return (rowCount ?? 0) > 0
         }, 10_000).catch(() => {})
         return await terminateAll()
