@@ -354,44 +354,57 @@ t.test('prefixes find every lexeme they begin, however many lexemes came since',
   t.same(failures, [], `prefixes over ${new Set(model.flat()).size} lexemes`)
 })
 
-t.test('phrases of common words answer from kept pairs exactly as document by document, through every change', async t => {
-  // Against a plain model: each document its words at their positions (with gaps now and then), a
-  // phrase found where its words stand one after the other. Few words, so that every pair is common
-  // and kept; one index keeps all it reads, one a pair or two (evicting all the time), one none.
+/**
+ * A plain model of documents for phrases: each document its words at their
+ * positions (with gaps now and then), a phrase found where its words stand one
+ * after the other; `put` and `remove` change the model and every index alike.
+ * Few words, so that every pair is common.
+ */
+function phraseModel (local: () => number, indexes: TextIndex[]): { put: (doc: number) => void, remove: (doc: number) => void, want: (words: string[]) => number[], universe: Bits, words: () => string[] } {
   const WORDS = ['ab', 'cd', 'ef', 'gh', 'ij']
-  const local = generator(seed + 2)
   const pickLocal = <T>(items: readonly T[]): T => items[Math.floor(local() * items.length)]
   const model = new Map<number, Map<number, string>>()
   const universe = new Bits()
-  const indexes = [new TextIndex(64 * 1024 * 1024), new TextIndex(600), new TextIndex(0)]
-  const put = (doc: number): void => {
-    const placed = new Map<number, string>()
-    const gapped = local() < 0.1
-    for (let i = 0, position = 1 + Math.floor(local() * 3); i < 1 + Math.floor(local() * 12); i++) {
-      placed.set(position, pickLocal(WORDS))
-      position += gapped && local() < 0.3 ? 2 : 1
-    }
-    const positions = new Map<string, number[]>()
-    for (const [position, word] of placed) positions.set(word, [...positions.get(word) ?? [], position])
-    const tsvector = [...positions].map(([word, at]) => `'${word}':${at.join(',')}`).join(' ')
-    model.set(doc, placed)
-    universe.add(doc)
-    for (const index of indexes) index.set(doc, tsvector)
-  }
-  const remove = (doc: number): void => {
-    model.delete(doc)
-    universe.delete(doc)
-    for (const index of indexes) index.remove(doc)
-  }
   const holds = (placed: Map<number, string>, words: string[]): boolean =>
     [...placed].some(([position]) => words.every((word, k) => placed.get(position + k) === word))
+  return {
+    universe,
+    put: doc => {
+      const placed = new Map<number, string>()
+      const gapped = local() < 0.1
+      for (let i = 0, position = 1 + Math.floor(local() * 3); i < 1 + Math.floor(local() * 12); i++) {
+        placed.set(position, pickLocal(WORDS))
+        position += gapped && local() < 0.3 ? 2 : 1
+      }
+      const positions = new Map<string, number[]>()
+      for (const [position, word] of placed) positions.set(word, [...positions.get(word) ?? [], position])
+      const tsvector = [...positions].map(([word, at]) => `'${word}':${at.join(',')}`).join(' ')
+      model.set(doc, placed)
+      universe.add(doc)
+      for (const index of indexes) index.set(doc, tsvector)
+    },
+    remove: doc => {
+      model.delete(doc)
+      universe.delete(doc)
+      for (const index of indexes) index.remove(doc)
+    },
+    want: words => [...model].filter(([, placed]) => holds(placed, words)).map(([doc]) => doc).sort((a, b) => a - b),
+    words: () => Array.from({ length: local() < 0.8 ? 2 : 3 }, () => pickLocal(WORDS))
+  }
+}
+
+t.test('phrases of common words answer from kept pairs exactly as document by document, through every change', async t => {
+  // One index keeps all it reads, one a pair or two (evicting all the time), one none.
+  const local = generator(seed + 2)
+  const indexes = [new TextIndex(64 * 1024 * 1024), new TextIndex(600), new TextIndex(0)]
+  const { put, remove, want, universe, words: phraseWords } = phraseModel(local, indexes)
   let asked = 0
   const ask = (): void => {
-    const words = Array.from({ length: local() < 0.8 ? 2 : 3 }, () => pickLocal(WORDS))
-    const want = [...model].filter(([, placed]) => holds(placed, words)).map(([doc]) => doc).sort((a, b) => a - b)
+    const words = phraseWords()
+    const wanted = want(words)
     for (const [i, index] of indexes.entries()) {
       const got = index.matches(parseFullText(`"${words.join(' ')}"`), universe)?.toArray()
-      if (JSON.stringify(got) !== JSON.stringify(want)) t.fail(`index ${i}, "${words.join(' ')}" after ${asked} questions: ${JSON.stringify(got)} where ${JSON.stringify(want)}`)
+      if (JSON.stringify(got) !== JSON.stringify(wanted)) t.fail(`index ${i}, "${words.join(' ')}" after ${asked} questions: ${JSON.stringify(got)} where ${JSON.stringify(wanted)}`)
     }
     asked++
   }
@@ -404,4 +417,53 @@ t.test('phrases of common words answer from kept pairs exactly as document by do
   }
   t.pass(`${asked} phrases asked between 1 800 changes, each answered alike by the model and the three indexes`)
   t.ok(indexes[0].byteSize > indexes[2].byteSize, 'the index with room keeps pairs (it holds more than the one without)')
+})
+
+t.test('pairs read in slices while documents change answer exactly for the index as it is when settled', async t => {
+  // Documents are set and removed at every pause of the reads, and two reads run at once; a third of the reads are
+  // abandoned (the catalogue loaded again meanwhile). What `matches` answers with the settled pairs, and later without
+  // them (kept, followed by every change since), must be the model's at that moment.
+  const local = generator(seed + 3)
+  const indexes = [new TextIndex(64 * 1024 * 1024), new TextIndex(600), new TextIndex(0)]
+  const { put, remove, want, universe, words: phraseWords } = phraseModel(local, indexes)
+  const change = (): void => {
+    for (let n = Math.floor(local() * 4); n > 0; n--) {
+      if (local() < 0.7) put(Math.floor(local() * 4000))
+      else remove(Math.floor(local() * 4000))
+    }
+  }
+  // Due at every other turn of a read: a pause after most slices (a slice is 64 words of 32 documents).
+  const slicer = { due: () => local() < 0.5, pause: async () => { await new Promise(resolve => setImmediate(resolve)); change() } }
+  let asked = 0
+  let read = 0
+  const check = (index: TextIndex, i: number, words: string[], pairs?: ReadonlyMap<number, Bits>): void => {
+    const got = index.matches(parseFullText(`"${words.join(' ')}"`), universe, pairs)?.toArray()
+    const wanted = want(words)
+    if (JSON.stringify(got) !== JSON.stringify(wanted)) {
+      const missing = wanted.filter(doc => got?.includes(doc) !== true)
+      const extra = got?.filter(doc => !wanted.includes(doc))
+      t.fail(`index ${i}, "${words.join(' ')}"${pairs === undefined ? ' from kept pairs' : ''} after ${asked} questions: missing ${JSON.stringify(missing)}, extra ${JSON.stringify(extra)}`)
+    }
+    asked++
+  }
+  const ask = async (index: TextIndex, i: number): Promise<void> => {
+    const words = phraseWords()
+    const toRead = index.pairsToRead(parseFullText(`"${words.join(' ')}"`))
+    read += toRead.length
+    const reading = await index.readPairs(toRead, slicer)
+    if (local() < 0.3) {
+      reading.abandon()
+      return
+    }
+    check(index, i, words, reading.settle())
+    await slicer.pause()
+    check(index, i, words)
+  }
+  for (let doc = 0; doc < 3000; doc++) put(doc)
+  for (let round = 0; round < 150; round++) {
+    await Promise.all(indexes.flatMap((index, i) => [ask(index, i), ask(index, i)]))
+    // Every read settled or abandoned: no index goes on noting changes for reads that ended.
+    for (const index of indexes) if ((index as unknown as { reads: number }).reads !== 0) t.fail('a read was left open')
+  }
+  t.ok(read > 100, `${read} pairs read in slices, ${asked} phrases asked after them, each answered as the model does`)
 })

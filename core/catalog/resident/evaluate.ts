@@ -17,12 +17,13 @@ const holds = (values: unknown, value: string): boolean => Array.isArray(values)
  * them at `now` (the security filter, the effective-date filter, each
  * criterion); null when a criterion is one the resident catalogue leaves to
  * PostgreSQL (words within a text, a text range under a collation other
- * than C, full text it cannot be sure of).
+ * than C, full text it cannot be sure of). `read`: the pairs of adjacent
+ * words its phrases need, read just before (TextIndex.readPairs).
  */
-export function matchesOf (state: ResidentState, query: Query, now: Date): Bits | null {
+export function matchesOf (state: ResidentState, query: Query, now: Date, read?: ReadonlyMap<number, Bits>): Bits | null {
   const sets: Bits[] = [accessOf(state, query, now)]
   for (const criterion of query.criteria) {
-    const set = criterionSet(state, criterion)
+    const set = criterionSet(state, criterion, read)
     if (set === null) return null
     sets.push(set)
   }
@@ -46,11 +47,11 @@ function accessOf (state: ResidentState, access: Access, now: Date): Bits {
   return permitted.andNot(inactive.clone().andNot(own))
 }
 
-function criterionSet (state: ResidentState, criterion: Criterion): Bits | null {
+function criterionSet (state: ResidentState, criterion: Criterion, read?: ReadonlyMap<number, Bits>): Bits | null {
   switch (criterion.kind) {
     case 'nothing': return new Bits()
     case 'words': return null
-    case 'fullText': return state.text.matches(criterion.text, state.live)
+    case 'fullText': return state.text.matches(criterion.text, state.live, read)
     case 'path': return union(criterion.paths.map(path => pathAtom(state, path, criterion.depth)))
     case 'keywords': {
       const held = state.column(criterion.index.name)

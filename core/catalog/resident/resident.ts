@@ -9,6 +9,7 @@ import { renderTsquery } from '../tsquery.js'
 import type { Bits } from './bits.js'
 import { matchesOf } from './evaluate.js'
 import { dropOldTombstones, ResidentFeed, TOMBSTONE_HOURS } from './feed.js'
+import { timeSlicer } from './slicer.js'
 import { ResidentState } from './state.js'
 import type { SortedOrder } from './sorted-order.js'
 
@@ -29,6 +30,9 @@ export interface ResidentOptions {
 const LOOK_EVERY_MS = 5000
 const RETRY_MS = 1000
 const DROP_TOMBSTONES_EVERY_MS = 10 * 60 * 1000
+
+/** How long a slice of a long read (pairs of common words) holds the event loop before the process answers others. */
+const SLICE_MS = 4
 
 /** Full-text queries whose candidates' ranks are kept: at most 250 ranks each, some 15 MB in all. */
 const KEPT_RANKED_QUERIES = 1000
@@ -177,7 +181,7 @@ export class ResidentCatalog {
     if (!ranked && keys.length > 1) return null
     const orderIndex = keys.length === 1 && !ranked ? keys[0].index : null
     if (orderIndex !== null && !state.sortable(orderIndex)) return null
-    const matches = matchesOf(state, query, now)
+    const matches = await this.matchesInSlices(state, query, now)
     if (matches === null) return null
     const count = matches.count()
     const uidsOf = (docs: number[]): string[] => docs.map(doc => state.uidOf(doc))
@@ -189,6 +193,25 @@ export class ResidentCatalog {
     if (order === undefined) return null
     const flat = order.flat(orderIndex !== null && query.descending ? 'descending' : 'ascending')
     return { total: count, uids: uidsOf(flat.page(matches, count, start, limit)), until }
+  }
+
+  /**
+   * matchesOf, with the pairs of common adjacent words its phrases would
+   * read document by document read first, in slices between which the
+   * process answers other requests (at a million documents such a read held
+   * the event loop 50–150 ms, and every request of the process with it).
+   * Null when the catalogue was loaded again meanwhile (a state of its own).
+   */
+  private async matchesInSlices (state: ResidentState, query: Query, now: Date): Promise<Bits | null> {
+    const toRead = query.criteria.flatMap(criterion => criterion.kind === 'fullText' ? state.text.pairsToRead(criterion.text) : [])
+    if (toRead.length === 0) return matchesOf(state, query, now)
+    const reading = await state.text.readPairs(toRead, timeSlicer(SLICE_MS))
+    if (state !== this.state || !this.ready) {
+      reading.abandon()
+      return null
+    }
+    // Settled and used in one go: nothing changes the index in between.
+    return matchesOf(state, query, now, reading.settle())
   }
 
   /**

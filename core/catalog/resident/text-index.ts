@@ -6,7 +6,8 @@ import type { FullText } from '../../query/text.js'
 import { renderTsquery } from '../tsquery.js'
 import { Bits } from './bits.js'
 import { coverDensity } from './cover-density.js'
-import { WordPairs } from './word-pairs.js'
+import type { Slicer } from './slicer.js'
+import { pairKey, WordPairs } from './word-pairs.js'
 
 /** PostgreSQL's last word position (MAXENTRYPOS - 1): every later word of a document stands at it. */
 const LAST_POSITION = 16383
@@ -69,6 +70,8 @@ const pairBit = (left: number, right: number): number => (Math.imul(left, 0x9e37
  * then checking the documents one by one would cost more than the bitset kept.
  */
 const PAIR_KEPT_FROM = 32
+/** A slice of a pair read in slices (`readPairs`): words of its set of candidates (32 documents each) checked before the slicer is asked whether to pause. */
+const SLICE_WORDS = 64
 /** What the kept pairs of adjacent words may hold when not told (bytes). */
 const DEFAULT_PAIR_BYTES = 16 * 1024 * 1024
 /** Query operands a rank tells apart (a bit each). */
@@ -76,6 +79,13 @@ const MOST_RANKED_OPERANDS = 31
 
 /** A word of a tsquery, with `:*` when it is a prefix. */
 interface Operand { word: string, prefix: boolean }
+
+/** Pairs of adjacent words read in slices (TextIndex.readPairs), to be settled or abandoned at once. */
+export interface PairsRead {
+  /** The pairs' documents exact for the index as it is now, by `pairKey`; kept too. */
+  settle: () => ReadonlyMap<number, Bits>
+  abandon: () => void
+}
 
 /** What renderTsquery produces, parsed: operands, phrases of operands, `!`, `&` and `|`. */
 type Node =
@@ -199,6 +209,9 @@ export class TextIndex {
   private docLimit = 0
   /** The documents of common pairs of adjacent words that phrases asked, kept exact. */
   private readonly pairs: WordPairs
+  /** Pair reads in slices under way (`readPairs`), and the documents set or removed since the first of them began, in order. */
+  private reads = 0
+  private readonly changedDuringReads: number[] = []
 
   /** `pairBytes`: what the kept pairs of adjacent words may hold (WordPairs). */
   constructor (pairBytes = DEFAULT_PAIR_BYTES) {
@@ -233,6 +246,7 @@ export class TextIndex {
     // Parsed first: malformed text throws before anything is changed.
     const pairs = this.parse(tsvector ?? '', mark)
     this.ensureDoc(doc)
+    if (this.reads > 0) this.changedDuringReads.push(doc)
     // What the document held before: the lexemes it keeps keep their postings (an update rarely changes many).
     if (this.held.has(doc)) this.release(doc, mark)
     for (let i = 0; i < this.distinctCount; i++) {
@@ -274,6 +288,7 @@ export class TextIndex {
   /** Forgets document `doc`. */
   remove (doc: number): void {
     if (!this.held.has(doc)) return
+    if (this.reads > 0) this.changedDuringReads.push(doc)
     this.release(doc, this.nextEpoch())
     this.held.delete(doc)
     this.gapped.delete(doc)
@@ -287,9 +302,10 @@ export class TextIndex {
    * exactly as `searchable @@ to_tsquery('simple', renderTsquery(text))`
    * would; null when this index cannot be sure to answer as PostgreSQL would
    * (then the caller asks PostgreSQL). Nothing when nothing searchable is
-   * left of the text (the catalogue's SQL is then `false`).
+   * left of the text (the catalogue's SQL is then `false`). `read`: pairs of
+   * adjacent words read just before (`readPairs`), by `pairKey`.
    */
-  matches (text: FullText, universe: Bits): Bits | null {
+  matches (text: FullText, universe: Bits, read?: ReadonlyMap<number, Bits>): Bits | null {
     const tsquery = renderTsquery(text)
     if (tsquery === null) return new Bits()
     // The very string PostgreSQL would get, parsed back: whatever renderTsquery does, both read the same query.
@@ -297,7 +313,88 @@ export class TextIndex {
     if (node === null) return null
     // Documents of the universe that are not held are empty (they match `!x`); NULL ones match nothing.
     const searchable = universe.clone().andNot(this.nulls)
-    return this.evaluate(node, searchable, Math.max(searchable.capacity, this.docLimit))
+    return this.evaluate(node, searchable, Math.max(searchable.capacity, this.docLimit), read)
+  }
+
+  /**
+   * The common pairs of adjacent words in `text`'s phrases whose documents
+   * are not kept: what `matches` would read now, checking every document
+   * holding both words one by one (at a million documents, for two common
+   * words, tens of milliseconds, during which the process answers nothing).
+   */
+  pairsToRead (text: FullText): Array<[number, number]> {
+    const tsquery = renderTsquery(text)
+    const node = tsquery === null ? null : parseTsquery(tsquery)
+    const toRead: Array<[number, number]> = []
+    const visit = (at: Node): void => {
+      if (at.kind === 'not') visit(at.child)
+      else if (at.kind === 'and' || at.kind === 'or') {
+        visit(at.left)
+        visit(at.right)
+      } else if (at.kind === 'phrase') {
+        const ids = at.operands.map(operand => this.idsOf(operand))
+        for (let k = 0; k + 1 < ids.length; k++) {
+          if (ids[k].length !== 1 || ids[k + 1].length !== 1) continue
+          const [left, right] = [ids[k][0], ids[k + 1][0]]
+          if (this.isCommonPair(left, right) && this.pairs.get(left, right) === undefined) toRead.push([left, right])
+        }
+      }
+    }
+    if (node !== null) visit(node)
+    return toRead
+  }
+
+  /**
+   * Reads the documents of these pairs of adjacent words in slices, letting
+   * other work run between them (`slicer`). What it answers must be settled
+   * (or abandoned) at once: `settle` checks again, in one go, the documents
+   * set or removed during the read, keeps the pairs (WordPairs) and answers
+   * them exact for the index as it is then; `matches` with them must follow
+   * before anything else changes the index.
+   */
+  async readPairs (toRead: Array<[number, number]>, slicer: Slicer): Promise<PairsRead> {
+    this.reads++
+    const from = this.changedDuringReads.length
+    let open = true
+    const finish = (): void => {
+      if (!open) return
+      open = false
+      if (--this.reads === 0) this.changedDuringReads.length = 0
+    }
+    const read = new Map<number, Bits>()
+    try {
+      for (const [left, right] of toRead) {
+        if (read.has(pairKey(left, right))) continue
+        const together = this.docsOf([left], this.docLimit).and(this.docsOf([right], this.docLimit)).andNot(this.gapped)
+        const sole = Int32Array.of(left, right)
+        // A slice is a run of the set's words; checkPhrase looks the arrays up again at each (a change may have grown them).
+        for (let w = 0; w < together.words.length; w += SLICE_WORDS) {
+          if (slicer.due()) await slicer.pause()
+          this.checkPhrase(together, together, sole, [null, null], w, Math.min(w + SLICE_WORDS, together.words.length))
+        }
+        read.set(pairKey(left, right), together)
+      }
+    } catch (err) {
+      finish()
+      throw err
+    }
+    return {
+      settle: () => {
+        const changed = new Set(this.changedDuringReads.slice(from))
+        finish()
+        for (const [left, right] of toRead) {
+          const together = read.get(pairKey(left, right)) as Bits
+          const sole = Int32Array.of(left, right)
+          for (const doc of changed) {
+            if (this.held.has(doc) && !this.gapped.has(doc) && this.holdsPhrase(doc, sole, [null, null], 0)) together.add(doc)
+            else together.delete(doc)
+          }
+          this.pairs.keep(left, right, together)
+        }
+        return read
+      },
+      abandon: finish
+    }
   }
 
   /**
@@ -714,19 +811,19 @@ export class TextIndex {
   }
 
   /** A query node as a set of documents within `universe`; null when PostgreSQL may answer otherwise. */
-  private evaluate (node: Node, universe: Bits, size: number): Bits | null {
+  private evaluate (node: Node, universe: Bits, size: number, read?: ReadonlyMap<number, Bits>): Bits | null {
     switch (node.kind) {
       case 'word': return this.docsOf(this.idsOf(node.operand), size).and(universe)
-      case 'phrase': return this.phrase(node.operands, universe, size)
+      case 'phrase': return this.phrase(node.operands, universe, size, read)
       case 'not': {
-        const child = this.evaluate(node.child, universe, size)
+        const child = this.evaluate(node.child, universe, size, read)
         return child === null ? null : universe.clone().andNot(child)
       }
       case 'and':
       case 'or': {
-        const left = this.evaluate(node.left, universe, size)
+        const left = this.evaluate(node.left, universe, size, read)
         if (left === null) return null
-        const right = this.evaluate(node.right, universe, size)
+        const right = this.evaluate(node.right, universe, size, read)
         if (right === null) return null
         return node.kind === 'and' ? left.and(right) : left.or(right)
       }
@@ -738,7 +835,7 @@ export class TextIndex {
    * where the words stand at consecutive positions (a prefix standing for
    * any of its lexemes there), as PostgreSQL's `<->` checks them.
    */
-  private phrase (operands: Operand[], universe: Bits, size: number): Bits | null {
+  private phrase (operands: Operand[], universe: Bits, size: number, read?: ReadonlyMap<number, Bits>): Bits | null {
     const ids = operands.map(operand => this.idsOf(operand))
     const candidates = universe.clone()
     for (const some of ids) candidates.and(this.docsOf(some, size))
@@ -753,7 +850,7 @@ export class TextIndex {
     let pairsApplied = 0
     for (let k = 0; k + 1 < sole.length; k++) {
       if (sole[k] < 0 || sole[k + 1] < 0) continue
-      const together = this.pairs.get(sole[k], sole[k + 1]) ?? this.commonPair(sole[k], sole[k + 1], size)
+      const together = read?.get(pairKey(sole[k], sole[k + 1])) ?? this.pairs.get(sole[k], sole[k + 1]) ?? this.commonPair(sole[k], sole[k + 1], size)
       if (together === null) continue
       gappedCandidates ??= candidates.clone().and(this.gapped)
       candidates.and(together)
@@ -772,15 +869,24 @@ export class TextIndex {
    * they are not (checking their few candidates one by one costs less).
    */
   private commonPair (left: number, right: number, size: number): Bits | null {
-    if (Math.min(this.docCounts[left], this.docCounts[right]) * PAIR_KEPT_FROM < this.docLimit) return null
+    if (!this.isCommonPair(left, right)) return null
     const together = this.docsOf([left], size).and(this.docsOf([right], size)).andNot(this.gapped)
     this.checkPhrase(together, together, Int32Array.of(left, right), [null, null])
     this.pairs.keep(left, right, together)
     return together
   }
 
-  /** Takes out of `candidates` the documents of `toCheck` (a subset) in which the words do not stand one after the other. */
-  private checkPhrase (toCheck: Bits, candidates: Bits, sole: Int32Array, sets: Array<Bits | null>): void {
+  /** Whether both lexemes are common enough for their pair to be read for every document and kept (PAIR_KEPT_FROM). */
+  private isCommonPair (left: number, right: number): boolean {
+    return Math.min(this.docCounts[left], this.docCounts[right]) * PAIR_KEPT_FROM >= this.docLimit
+  }
+
+  /**
+   * Takes out of `candidates` the documents of `toCheck` (a subset) in which
+   * the words do not stand one after the other: all of them, or those in the
+   * words `fromWord` to `toWord` (excluded) of the sets.
+   */
+  private checkPhrase (toCheck: Bits, candidates: Bits, sole: Int32Array, sets: Array<Bits | null>, fromWord = 0, toWord = toCheck.words.length): void {
     // The word of one lexeme that the fewest documents hold, to look for first (-1: every word a prefix of several).
     let anchor = -1
     for (let k = 0; k < sole.length; k++) {
@@ -796,7 +902,7 @@ export class TextIndex {
     const { words } = toCheck
     const kept = candidates.words
     const { pairBits } = this
-    for (let w = 0; w < words.length; w++) {
+    for (let w = fromWord; w < toWord; w++) {
       for (let bits = words[w]; bits !== 0;) {
         const low = bits & -bits
         bits ^= low

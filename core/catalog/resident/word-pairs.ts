@@ -2,7 +2,7 @@ import { RecencyMap } from '../../recency.js'
 import { Bits } from './bits.js'
 
 /** Lexeme ids below 2³¹: two of them as one number, the left one first (exact in a double). */
-const pairKey = (left: number, right: number): number => left * 2 ** 31 + right
+export const pairKey = (left: number, right: number): number => left * 2 ** 31 + right
 
 /**
  * The documents where one lexeme stands right before another, for the pairs
