@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { Parser } from 'htmlparser2'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { nestsDeeperThan } from '../../core/content/markup-depth.js'
 import { toRichText } from '../../core/content/richtext.js'
 
@@ -38,6 +38,14 @@ const soup = fc.array(fc.oneof(
   fc.string({ maxLength: 3 })
 ), { maxLength: 60 }).map(pieces => pieces.join(''))
 
+/** Whether the scan finds `html` as deep as the parser builds it (deeper than one level less). */
+const asDeepAsParsed = (html: string): boolean => nestsDeeperThan(html, parserDepth(html) - 1)
+
+/** Each case found as deep as the parser builds it. */
+function allAsDeepAsParsed (t: Test, cases: string[]): void {
+  for (const html of cases) t.ok(asDeepAsParsed(html), `${html}: as deep as the parser builds it (${parserDepth(html)})`)
+}
+
 t.test('never shallower than the parser builds it', async t => {
   fc.assert(fc.property(soup, html => {
     const depth = parserDepth(html)
@@ -55,9 +63,8 @@ t.test('sanitised markup exactly as deep as the parser builds it', async t => {
 })
 
 t.test('the text of raw-text elements holds no tags, and only their own end tag ends it', async t => {
-  const deeper = (html: string): boolean => nestsDeeperThan(html, parserDepth(html) - 1)
   // Found by the property above (fast-check seed 6234562): a comment's start inside a script is text.
-  for (const html of [
+  allAsDeepAsParsed(t, [
     '<script><!--</script><button><p>',
     '<style><!--</STYLE ><div><p>',
     '<textarea><a title=\'</textarea><div><p>',
@@ -66,16 +73,15 @@ t.test('the text of raw-text elements holds no tags, and only their own end tag 
     '<script>a</scriptx></script><div><p>',
     '<script/><!--</script>--><div><p>',
     '<script a=b/><!--</script><div><p>'
-  ]) t.ok(deeper(html), `${html}: as deep as the parser builds it (${parserDepth(html)})`)
+  ])
   t.notOk(nestsDeeperThan('<script>' + '<div>'.repeat(1000) + '</script>', 1), 'tags in a script are its text')
   t.ok(nestsDeeperThan('<script/>' + '<div>'.repeat(10), 5), 'a script that closes itself holds nothing')
   t.notOk(nestsDeeperThan('<script>' + '<div>'.repeat(1000), 1), 'a script without its end tag: the rest is text')
 })
 
 t.test('inside svg and math a self-closing start tag closes its element; their HTML integration points open HTML again', async t => {
-  const deeper = (html: string): boolean => nestsDeeperThan(html, parserDepth(html) - 1)
   // Found by the first property (fast-check seed 3207013): `<style a="b"/>` in svg is closed, so `</style>` closes nothing of the rest.
-  for (const html of [
+  allAsDeepAsParsed(t, [
     '<svg><style a="b"/><noscript></style><p><tbody>',
     '<math><b/><i></b><u><s>',
     '<svg/><b/><i></b><u><s>',
@@ -83,15 +89,14 @@ t.test('inside svg and math a self-closing start tag closes its element; their H
     '<svg><foreignObject><b/><i></b></foreignObject><b/><i></b><u>',
     '</svg><b/><i></b><u><s>',
     '<svg><title/><b/><i></b><u>'
-  ]) t.ok(deeper(html), `${html}: as deep as the parser builds it (${parserDepth(html)})`)
+  ])
   t.ok(nestsDeeperThan('<svg>' + '<g/>'.repeat(100) + '<g>'.repeat(10), 10), 'closed elements in svg are siblings, open ones nest')
   t.notOk(nestsDeeperThan('<svg>' + '<g/>'.repeat(100), 2), 'a hundred closed elements in svg nest nothing')
 })
 
 t.test('what `</` starts: an end tag only with a letter, whose name runs to a space or `>`; character data to `]]>`', async t => {
-  const deeper = (html: string): boolean => nestsDeeperThan(html, parserDepth(html) - 1)
   // Found by the first property once the soup held svg's cases: `</<script>` is a comment, not text and a script.
-  for (const html of [
+  allAsDeepAsParsed(t, [
     '</<script><th><p>',
     '</<textarea><p><foreignObject>',
     '<b></1 </b><i><u>',
@@ -103,7 +108,7 @@ t.test('what `</` starts: an end tag only with a letter, whose name runs to a sp
     '<b><![CDATA[></b>]]><i><u>',
     '<b><![cdata[></b>]]><i><u>',
     '<b></p x'
-  ]) t.ok(deeper(html), `${html}: as deep as the parser builds it (${parserDepth(html)})`)
+  ])
 })
 
 t.test('deep markup is found in one linear pass, however it hides', async t => {

@@ -361,18 +361,18 @@ export class TextIndex {
       open = false
       if (--this.reads === 0) this.changedDuringReads.length = 0
     }
-    const read = new Map<number, Bits>()
+    // By key: a pair asked twice is read once.
+    const read = new Map<number, { left: number, right: number, together: Bits }>()
     try {
       for (const [left, right] of toRead) {
         if (read.has(pairKey(left, right))) continue
-        const together = this.docsOf([left], this.docLimit).and(this.docsOf([right], this.docLimit)).andNot(this.gapped)
-        const sole = Int32Array.of(left, right)
+        const together = this.pairCandidates(left, right, this.docLimit)
         // A slice is a run of the set's words; checkPhrase looks the arrays up again at each (a change may have grown them).
         for (let w = 0; w < together.words.length; w += SLICE_WORDS) {
           if (slicer.due()) await slicer.pause()
-          this.checkPhrase(together, together, sole, [null, null], w, Math.min(w + SLICE_WORDS, together.words.length))
+          this.checkPhrase(together, together, Int32Array.of(left, right), [null, null], w, Math.min(w + SLICE_WORDS, together.words.length))
         }
-        read.set(pairKey(left, right), together)
+        read.set(pairKey(left, right), { left, right, together })
       }
     } catch (err) {
       finish()
@@ -382,16 +382,17 @@ export class TextIndex {
       settle: () => {
         const changed = new Set(this.changedDuringReads.slice(from))
         finish()
-        for (const [left, right] of toRead) {
-          const together = read.get(pairKey(left, right)) as Bits
+        const settled = new Map<number, Bits>()
+        for (const [key, { left, right, together }] of read) {
           const sole = Int32Array.of(left, right)
           for (const doc of changed) {
             if (this.held.has(doc) && !this.gapped.has(doc) && this.holdsPhrase(doc, sole, [null, null], 0)) together.add(doc)
             else together.delete(doc)
           }
           this.pairs.keep(left, right, together)
+          settled.set(key, together)
         }
-        return read
+        return settled
       },
       abandon: finish
     }
@@ -870,10 +871,15 @@ export class TextIndex {
    */
   private commonPair (left: number, right: number, size: number): Bits | null {
     if (!this.isCommonPair(left, right)) return null
-    const together = this.docsOf([left], size).and(this.docsOf([right], size)).andNot(this.gapped)
+    const together = this.pairCandidates(left, right, size)
     this.checkPhrase(together, together, Int32Array.of(left, right), [null, null])
     this.pairs.keep(left, right, together)
     return together
+  }
+
+  /** The documents a pair's read checks: those holding both lexemes whose positions run without a gap. */
+  private pairCandidates (left: number, right: number, size: number): Bits {
+    return this.docsOf([left], size).and(this.docsOf([right], size)).andNot(this.gapped)
   }
 
   /** Whether both lexemes are common enough for their pair to be read for every document and kept (PAIR_KEPT_FROM). */
