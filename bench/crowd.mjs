@@ -11,9 +11,17 @@
  * Warm-up, then the measured window: an answer counts when its request was
  * sent inside the window; the clients stop drawing at its end, and the
  * window's seconds run to the last answer counted.
+ *
+ * PostgreSQL's own count of the database's transactions (`pg_stat_database`)
+ * is read at the window's start and end: the transactions a request cost,
+ * counted outside the service (a statement outside a transaction is one; a
+ * write's transaction is one for all its statements). Each backend reports
+ * its counts about once a second under load, so both readings lag alike.
  */
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
 import { latencySummary } from './latency.mjs'
 import { classesOf, clientSeed, createDrawer } from './traffic-mix.mjs'
 import { loadWorld } from './world.mjs'
@@ -63,6 +71,18 @@ function count (record, request, answer, problem, ms, base) {
   record.sample ??= `${request.method} ${request.path} to ${base.host}${request.body !== undefined ? ` with ${request.body.slice(0, SAMPLE_CHARS)}` : ''}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
 }
 
+/** The transactions committed and rolled back in the database so far, as PostgreSQL counts them. */
+async function transactionsOf (databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const { rows: [{ n }] } = await client.query('SELECT (xact_commit + xact_rollback)::float8 AS n FROM pg_stat_database WHERE datname = current_database()')
+    return n
+  } finally {
+    await client.end()
+  }
+}
+
 /** A class's figures for the report (its latencies summarised). */
 function classFigures ({ latencies, ...record }) {
   const { p50, p99, max } = latencySummary(latencies)
@@ -106,11 +126,14 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
   }
 
   const cpuBefore = process.cpuUsage()
+  // This reading's own transaction is in the window's count: one against tens of thousands.
+  const atStart = sleep(from - performance.now()).then(async () => await transactionsOf(databaseUrl))
   try {
     await Promise.all(Array.from({ length: connections }, (_, loop) => client(loop)))
   } finally {
     agent.destroy()
   }
+  const transactions = await transactionsOf(databaseUrl) - await atStart
   // Near one CPU-second a second, the clients themselves would be what limits the rate.
   const { user, system } = process.cpuUsage(cpuBefore)
   const seconds = (lastAnswer - from) / 1000
@@ -126,6 +149,7 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
     requestsPerSecond: all.length / seconds,
     rate: all.length / seconds,
     latency: latencySummary(all),
+    transactionsPerRequest: transactions / all.length,
     classes: figures,
     crowd: { seed: ctx.seed, connections, processes: urls.length, talks: world.talks.length, published: world.talks.filter(t => t.published).length, cpuSeconds: (user + system) / 1e6 }
   }

@@ -69,6 +69,7 @@ function classTables (report) {
     title: `${r.title} (${r.id}) at ${r.talks} talks, by class: ${r.crowd.talks} talks of which ${r.crowd.published} published, ` +
       `${r.crowd.connections} clients over ${r.crowd.processes} processes, ${num(r.seconds, 1)} s, seed ${r.crowd.seed}` +
       `; CPU: service ${r.serviceCpuSeconds.map(cpu => `${num(cpu, 1)} s`).join(' + ')}, the clients ${num(r.crowd.cpuSeconds, 1)} s (warm-up included)` +
+      (r.transactionsPerRequest !== undefined ? `; PostgreSQL: ${num(r.transactionsPerRequest, 2)} transactions a request` : '') +
       (r.serverErrors > 0 ? `; FAILED: ${r.serverErrors} answers 5xx` : ''),
     table: [CLASS_COLUMNS, ...r.classes.map(classRow)],
     left: [0]
