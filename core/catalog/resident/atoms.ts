@@ -25,12 +25,10 @@ interface Atom { spec: AtomSpec, set: Bits }
  * subject, a state, a path — intersected with the others in microseconds.
  * Unlike Solr's, which a commit throws away, they stay exact under writes:
  * every changed document is tested again against every kept filter that
- * reads a column it changed (`changed`).
+ * reads a column it changed (`changed`), a few hundred tests a write at most.
  */
 export class Atoms {
   private readonly kept = new RecencyMap<string, Atom>()
-  /** The kept filters that read each column: a change of a document's column tests those alone. */
-  private readonly readersOf = new Map<string, Set<Atom>>()
   private bytes = 0
 
   constructor (private readonly budget: number) {}
@@ -45,63 +43,40 @@ export class Atoms {
     } else {
       live.forEach(doc => { if (spec.test(doc)) set.add(doc) })
     }
-    if (set.byteSize <= this.budget) this.keep({ spec, set })
+    const atom = { spec, set }
+    if (set.byteSize <= this.budget) {
+      this.kept.set(spec.key, atom)
+      this.bytes += set.byteSize
+      this.evict()
+    }
     return set
   }
 
   /**
    * A document changed (or is gone, `live` false): every kept filter tests it
    * again, or (`columns`: what changed in a document that was and stays live)
-   * only the kept filters that read one of these columns — found by column,
-   * not by looking at every filter kept (thousands, under varied date ranges).
+   * every kept filter that reads one of these columns.
    */
   changed (doc: number, live: boolean, columns?: ReadonlySet<string>): void {
-    const retest = (atom: Atom): void => {
+    this.kept.forEach(atom => {
+      if (columns !== undefined && !atom.spec.columns.some(column => columns.has(column))) return
       const before = atom.set.byteSize
       if (live && atom.spec.test(doc)) atom.set.add(doc)
       else atom.set.delete(doc)
       this.bytes += atom.set.byteSize - before
-    }
-    if (columns === undefined) this.kept.forEach(retest)
-    else if (columns.size === 1) for (const column of columns) this.readersOf.get(column)?.forEach(retest)
-    else {
-      // A filter that reads two of the changed columns is tested once.
-      const readers = new Set<Atom>()
-      for (const column of columns) this.readersOf.get(column)?.forEach(atom => readers.add(atom))
-      readers.forEach(retest)
-    }
+    })
     this.evict()
   }
 
   clear (): void {
     this.kept.clear()
-    this.readersOf.clear()
     this.bytes = 0
   }
 
   get byteSize (): number { return this.bytes }
   get size (): number { return this.kept.size }
 
-  private keep (atom: Atom): void {
-    this.kept.set(atom.spec.key, atom)
-    this.bytes += atom.set.byteSize
-    for (const column of atom.spec.columns) {
-      const readers = this.readersOf.get(column)
-      if (readers === undefined) this.readersOf.set(column, new Set([atom]))
-      else readers.add(atom)
-    }
-    this.evict()
-  }
-
   private evict (): void {
-    while (this.bytes > this.budget && this.kept.size > 0) {
-      const atom = this.kept.removeOldest()!
-      this.bytes -= atom.set.byteSize
-      for (const column of atom.spec.columns) {
-        const readers = this.readersOf.get(column)
-        readers?.delete(atom)
-        if (readers?.size === 0) this.readersOf.delete(column)
-      }
-    }
+    while (this.bytes > this.budget && this.kept.size > 0) this.bytes -= this.kept.removeOldest()!.set.byteSize
   }
 }
