@@ -15,13 +15,21 @@ t.test('an import of 2 000 talks leaves the catalogue analysed', async t => {
   await statistics.look()
   const changedSinceAnalysis = async (table: string): Promise<number> => Number((await app.db.query<{ n: string }>(
     'SELECT n_mod_since_analyze AS n FROM pg_stat_user_tables WHERE relname = $1 AND schemaname = current_schema()', [table])).rows[0].n)
+  const { rows: [{ importStart }] } = await app.db.query<{ importStart: Date }>('SELECT now() AS "importStart"')
+  /** Whether the table was analysed since the import began (the service's own look may do it while this test waits). */
+  const analysedSinceImport = async (table: string): Promise<boolean> => (await app.db.query<{ analysed: boolean }>(
+    'SELECT coalesce(last_analyze >= $2, false) AS analysed FROM pg_stat_user_tables WHERE relname = $1 AND schemaname = current_schema()', [table, importStart])).rows[0].analysed
   for (let batch = 0; batch < 2; batch++) {
     const items = Array.from({ length: 1000 }, (_, i) => talkBody({ title: `Imported ${batch}-${i}` }))
     t.equal((await call('POST', '/talks/@import', { items }, admin)).statusCode, 201)
   }
   // A backend reports what it counted at most once a second, and a busy one may hold it back until it idles for 10 s (PostgreSQL 15+): wait that long at most.
-  for (let tries = 0; tries < 150 && await changedSinceAnalysis('catalog') < 2000; tries++) await new Promise(resolve => setTimeout(resolve, 100))
-  t.ok(await changedSinceAnalysis('catalog') >= 2000, 'the import changed 2 000 catalogue rows since the last analysis')
+  // The service's own FreshStatistics looks every 10 s: it may see the changes first and analyse the catalogue, which
+  // sets the count back to the rows changed since (CI on e827d37 met it: the count never reached 2 000, and the next
+  // assertion found the tables analysed by the service's look). Either shows that the import's changes were counted.
+  const counted = async (): Promise<boolean> => await changedSinceAnalysis('catalog') >= 2000 || await analysedSinceImport('catalog')
+  for (let tries = 0; tries < 150 && !await counted(); tries++) await new Promise(resolve => setTimeout(resolve, 100))
+  t.ok(await counted(), 'the import changed 2 000 catalogue rows since the last analysis (or the service\'s own look analysed them meanwhile)')
   // The service's own FreshStatistics looks every 10 s too: when it holds the lock at this moment, this look
   // leaves the tables to it (answering none) and they are fresh once its ANALYZE ends. Either way the class did it.
   let analysed: string[] = []
