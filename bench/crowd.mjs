@@ -21,8 +21,8 @@
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import { latencySummary } from './latency.mjs'
+import { queryOnce } from './processes.mjs'
 import { classesOf, clientSeed, createDrawer } from './traffic-mix.mjs'
 import { loadWorld } from './world.mjs'
 
@@ -73,14 +73,8 @@ function count (record, request, answer, problem, ms, base) {
 
 /** The transactions committed and rolled back in the database so far, as PostgreSQL counts them. */
 async function transactionsOf (databaseUrl) {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    const { rows: [{ n }] } = await client.query('SELECT (xact_commit + xact_rollback)::float8 AS n FROM pg_stat_database WHERE datname = current_database()')
-    return n
-  } finally {
-    await client.end()
-  }
+  const { rows: [{ n }] } = await queryOnce(databaseUrl, 'SELECT (xact_commit + xact_rollback)::float8 AS n FROM pg_stat_database WHERE datname = current_database()')
+  return n
 }
 
 /** A class's figures for the report (its latencies summarised). */

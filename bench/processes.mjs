@@ -14,11 +14,14 @@ import pg from 'pg'
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
-async function admin (sql) {
-  const client = new pg.Client({ connectionString: ADMIN_URL })
+/** One statement on a connection of its own (the run's few looks at a database between measurements). */
+export async function queryOnce (databaseUrl, sql) {
+  const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try { return await client.query(sql) } finally { await client.end() }
 }
+
+const admin = async sql => await queryOnce(ADMIN_URL, sql)
 
 /** A new, empty database; `drop()` removes it. */
 export async function createDatabase () {

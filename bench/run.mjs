@@ -32,10 +32,9 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
-import { createDatabase, freePort, postgresVersion, startServer } from './processes.mjs'
+import { createDatabase, freePort, postgresVersion, queryOnce, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
 import { markdownReport, terminalReport } from './report.mjs'
@@ -132,11 +131,7 @@ function helper (script, scriptArgs, env) {
   return JSON.parse(output.trim().split('\n').pop())
 }
 
-async function inspect (databaseUrl, sql) {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try { return (await client.query(sql)).rows } finally { await client.end() }
-}
+const inspect = async (databaseUrl, sql) => (await queryOnce(databaseUrl, sql)).rows
 
 /** Paths of published talks spread over the whole folder, and how many talks there are. */
 async function sampleTalks (databaseUrl) {
