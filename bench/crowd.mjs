@@ -12,6 +12,19 @@
  * sent inside the window; the clients stop drawing at its end, and the
  * window's seconds run to the last answer counted.
  *
+ * Paced (`arrivalRate`, requests a second): a crowd does not wait for one
+ * another. With `connections` clients that send again as soon as they are
+ * answered, every latency is the queue of the saturated machine (Little's
+ * law: 20 clients at 600 answers a second wait 33 ms on average, whatever a
+ * request costs). Paced, requests arrive at random (a Poisson process: gaps
+ * drawn from the exponential distribution, from the run's seed) at the given
+ * rate, whoever is waiting; each is sent by an idle client of up to
+ * `PACED_USERS` (each its own drawer), and when all are busy it waits for one. Its latency
+ * runs from its arrival, not from its send (no coordinated omission: a
+ * service that falls behind is charged for the wait). At the window's end
+ * the arrivals still waiting are not sent: `unsent` says how far the service
+ * fell behind the rate.
+ *
  * PostgreSQL's own count of the database's transactions (`pg_stat_database`)
  * is read at the window's start and end: the transactions a request cost,
  * counted outside the service (a statement outside a transaction is one; a
@@ -23,11 +36,17 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { latencySummary } from './latency.mjs'
 import { queryOnce } from './processes.mjs'
-import { classesOf, clientSeed, createDrawer } from './traffic-mix.mjs'
+import { seededRandom } from './talks.mjs'
+import { WORKFLOW_EVERY, classesOf, clientSeed, createDrawer } from './traffic-mix.mjs'
 import { loadWorld } from './world.mjs'
 
 const TIMEOUT_MS = 120_000
 const SAMPLE_CHARS = 300
+/** Clients of a paced crowd: requests in flight at most (more arrivals wait). */
+export const PACED_USERS = 256
+
+/** The next gap between arrivals of a Poisson process of `rate` a second (ms), from a uniform draw in [0, 1). */
+export const arrivalGap = (uniform, rate) => -Math.log(1 - uniform) * 1000 / rate
 
 /** One request; never rejects: a request that got no answer is status 0 with the error as its body. */
 function send (agent, base, request) {
@@ -86,44 +105,88 @@ function classFigures ({ latencies, ...record }) {
 export async function runCrowd ({ scenario, ctx, urls, connections, duration, warmup, databaseUrl }) {
   const world = await loadWorld(databaseUrl, ctx.crowd)
   const classes = classesOf(scenario.mix)
+  // Paced: a share of the level's floor (run.mjs measures it first).
+  const arrivalRate = scenario.pace === undefined ? undefined : scenario.pace * ctx.floorRate
+  if (arrivalRate !== undefined && !(arrivalRate > 0)) return { status: 'failed', reason: 'paced by the floor, which was not measured' }
+  // Each client publishes and retracts talks of its own share of the workflow pool (traffic-mix.mjs): no more clients than it has talks.
+  const users = arrivalRate === undefined ? connections : Math.min(PACED_USERS, Math.floor(world.talks.length / WORKFLOW_EVERY))
   const agent = new http.Agent({ keepAlive: true })
   const bases = urls.map(url => new URL(url))
   const records = new Map(classes.map(cls => [cls.id, classRecord(cls)]))
   const all = []
+  /** Latencies by the second of the window their request arrived in: when the slow answers came. */
+  const bySecond = []
   // Not measured, but checked: a 5xx while warming up fails the run as well.
   const warmUp = { answers: 0, serverErrors: 0, sample: undefined }
   let turn = 0
   const from = performance.now() + warmup * 1000
   const to = from + duration * 1000
   let lastAnswer = from
+  const drawers = Array.from({ length: users }, (_, loop) =>
+    createDrawer({ seed: clientSeed(ctx.seed, ctx.job, loop), world, classes, loop, loops: users, label: `varied-${ctx.job}` }))
 
-  async function client (loop) {
-    const drawer = createDrawer({ seed: clientSeed(ctx.seed, ctx.job, loop), world, classes, loop, loops: connections, label: `varied-${ctx.job}` })
-    while (performance.now() < to) {
-      const request = drawer.next()
-      const base = bases[turn++ % bases.length]
-      const sent = performance.now()
-      const answer = await send(agent, base, request)
-      const answered = performance.now()
-      const problem = unexpected(request, answer, scenario.engine)
-      drawer.answered(request, problem === null)
-      if (sent < from) {
-        warmUp.answers++
-        if (answer.status >= 500) warmUp.serverErrors++
-        if (problem !== null) warmUp.sample ??= `${request.method} ${request.path}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
-        continue
-      }
-      count(records.get(request.classId), request, answer, problem, answered - sent, base)
-      if (problem === null) all.push(answered - sent)
-      lastAnswer = Math.max(lastAnswer, answered)
+  /** Sends the drawer's next request, which arrived at `arrived` (closed loop: the moment it is sent). */
+  async function sendNext (drawer, arrived) {
+    const request = drawer.next()
+    const base = bases[turn++ % bases.length]
+    const sent = arrived ?? performance.now()
+    const answer = await send(agent, base, request)
+    const answered = performance.now()
+    const problem = unexpected(request, answer, scenario.engine)
+    drawer.answered(request, problem === null)
+    if (sent < from) {
+      warmUp.answers++
+      if (answer.status >= 500) warmUp.serverErrors++
+      if (problem !== null) warmUp.sample ??= `${request.method} ${request.path}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
+      return
     }
+    count(records.get(request.classId), request, answer, problem, answered - sent, base)
+    if (problem === null) all.push(answered - sent)
+    ;(bySecond[Math.floor((sent - from) / 1000)] ??= []).push(answered - sent)
+    lastAnswer = Math.max(lastAnswer, answered)
+  }
+
+  async function client (drawer) {
+    while (performance.now() < to) await sendNext(drawer)
+  }
+
+  /** Arrivals at `arrivalRate` until the window's end, each sent by an idle drawer; answers how many were left waiting. */
+  async function paced () {
+    const random = seededRandom(clientSeed(ctx.seed, ctx.job, -1))
+    const idle = [...drawers]
+    const waiting = []
+    const inFlight = new Set()
+    const serve = (drawer, arrived) => {
+      const sending = (async () => {
+        await sendNext(drawer, arrived)
+        // The drawer takes the oldest arrival still waiting, if it came within the window.
+        while (waiting.length > 0 && performance.now() < to) await sendNext(drawer, waiting.shift())
+        idle.push(drawer)
+      })()
+      inFlight.add(sending)
+      sending.finally(() => inFlight.delete(sending))
+    }
+    let next = performance.now()
+    while (next < to) {
+      const wait = next - performance.now()
+      if (wait > 1) await sleep(wait)
+      for (const now = performance.now(); next <= now && next < to; next += arrivalGap(random(), arrivalRate)) {
+        const drawer = idle.pop()
+        if (drawer === undefined) waiting.push(next)
+        else serve(drawer, next)
+      }
+    }
+    while (inFlight.size > 0) await Promise.all(inFlight)
+    return waiting.length
   }
 
   const cpuBefore = process.cpuUsage()
   // This reading's own transaction is in the window's count: one against tens of thousands.
   const atStart = sleep(from - performance.now()).then(async () => await transactionsOf(databaseUrl))
+  let unsent
   try {
-    await Promise.all(Array.from({ length: connections }, (_, loop) => client(loop)))
+    if (arrivalRate === undefined) await Promise.all(drawers.map(client))
+    else unsent = await paced()
   } finally {
     agent.destroy()
   }
@@ -145,6 +208,8 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
     latency: latencySummary(all),
     transactionsPerRequest: transactions / all.length,
     classes: figures,
-    crowd: { seed: ctx.seed, connections, processes: urls.length, talks: world.talks.length, published: world.talks.filter(t => t.published).length, cpuSeconds: (user + system) / 1e6 }
+    timeline: Array.from(bySecond, (latencies = [], second) => ({ second, answers: latencies.length, ...latencySummary(latencies) })),
+    ...(arrivalRate !== undefined ? { paced: { arrivalRate, pace: scenario.pace, unsent } } : {}),
+    crowd: { seed: ctx.seed, connections: users, processes: urls.length, talks: world.talks.length, published: world.talks.filter(t => t.published).length, cpuSeconds: (user + system) / 1e6 }
   }
 }

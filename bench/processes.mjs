@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process'
 import { openSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -53,6 +53,30 @@ export async function cpuSecondsOf (pid) {
   // The command name (field 2) may hold spaces: the fields are counted after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * CPU time of every PostgreSQL process of the machine so far, by pid (the
+ * server's processes are all named `postgres`): what PostgreSQL spent
+ * between two readings is `postgresCpuSince(before)`.
+ */
+export async function postgresCpu () {
+  const byPid = new Map()
+  for (const pid of (await readdir('/proc')).filter(name => /^\d+$/.test(name))) {
+    try {
+      if ((await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'postgres') byPid.set(pid, await cpuSecondsOf(pid))
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return byPid
+}
+
+/** The seconds PostgreSQL's processes spent since `before` (postgresCpu): a backend that ended meanwhile is not counted. */
+export async function postgresCpuSince (before) {
+  let seconds = 0
+  for (const [pid, now] of await postgresCpu()) seconds += now - (before.get(pid) ?? 0)
+  return seconds
 }
 
 /** A loopback port nobody listens on now (two runs on one machine must not collide). */

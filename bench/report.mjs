@@ -63,12 +63,25 @@ function classRow (c) {
   return [c.title, num(c.count), num(c.latency.p50, 1), num(c.latency.p99, 1), num(c.latency.max, 1), n('2xx'), n('4xx'), n('5xx'), n('no answer'), num(c.unexpected)]
 }
 
+/** The second of the window whose requests waited longest (timeline: by arrival). */
+function slowestSecond (r) {
+  const seconds = (r.timeline ?? []).filter(s => s.answers > 0)
+  if (seconds.length === 0) return ''
+  const worst = seconds.reduce((a, b) => (b.max > a.max ? b : a))
+  return `; slowest second: the ${worst.second + 1}th (${num(worst.answers)} answers, p50 ${num(worst.p50, 1)} ms, max ${num(worst.max, 1)} ms)`
+}
+
 /** A varied scenario's figures by class, each with a line saying what was sent. */
 function classTables (report) {
   return report.results.filter(r => isVaried(r) && r.status === 'measured').map(r => ({
     title: `${r.title} (${r.id}) at ${r.talks} talks, by class: ${r.crowd.talks} talks of which ${r.crowd.published} published, ` +
-      `${r.crowd.connections} clients over ${r.crowd.processes} processes, ${num(r.seconds, 1)} s, seed ${r.crowd.seed}` +
-      `; CPU: service ${r.serviceCpuSeconds.map(cpu => `${num(cpu, 1)} s`).join(' + ')}, the clients ${num(r.crowd.cpuSeconds, 1)} s (warm-up included)` +
+      (r.paced !== undefined
+        ? `arriving at ${num(r.paced.arrivalRate)} a second (${percent(r.paced.pace)} of the floor before) at ${r.crowd.processes} processes, sent by up to ${r.crowd.connections} clients, ${num(r.paced.unsent)} arrivals left waiting at the end`
+        : `${r.crowd.connections} clients over ${r.crowd.processes} processes`) +
+      `, ${num(r.seconds, 1)} s, seed ${r.crowd.seed}` + slowestSecond(r) +
+      `; CPU: service ${r.serviceCpuSeconds.map(cpu => `${num(cpu, 1)} s`).join(' + ')}` +
+      (r.postgresCpuSeconds !== undefined ? `, PostgreSQL ${num(r.postgresCpuSeconds, 1)} s` : '') +
+      `, the clients ${num(r.crowd.cpuSeconds, 1)} s (warm-up included)` +
       (r.transactionsPerRequest !== undefined ? `; PostgreSQL: ${num(r.transactionsPerRequest, 2)} transactions a request` : '') +
       (r.serverErrors > 0 ? `; FAILED: ${r.serverErrors} answers 5xx` : ''),
     table: [CLASS_COLUMNS, ...r.classes.map(classRow)],

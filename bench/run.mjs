@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
-import { createDatabase, freePort, postgresVersion, queryOnce, startServer } from './processes.mjs'
+import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
 import { markdownReport, terminalReport } from './report.mjs'
@@ -326,6 +326,7 @@ async function main () {
       const varied = scenario.traffic === 'varied'
       const processes = varied ? [service, peer] : [target]
       const cpuBefore = varied ? await Promise.all(processes.map(p => p.cpuSeconds())) : []
+      const postgresBefore = varied ? await postgresCpu() : undefined
       const result = await load.run({
         scenarioId: scenario.id,
         ctx: jobCtx,
@@ -341,6 +342,7 @@ async function main () {
         // Where the time went: the service's processes (warm-up included), the rest being PostgreSQL's and the load's.
         const cpuAfter = await Promise.all(processes.map(p => p.cpuSeconds()))
         record.serviceCpuSeconds = cpuAfter.map((after, i) => after - cpuBefore[i])
+        record.postgresCpuSeconds = await postgresCpuSince(postgresBefore)
         if (result.serverErrors > 0) say(`${scenario.id}: ${result.serverErrors} answers 5xx: the run fails (see the notes and service*.log)`)
       }
       if (target.memory !== undefined && scenario.group !== 'floor') record.memoryAfter = await target.memory()
@@ -373,6 +375,8 @@ async function main () {
       // level's floor, and the difference shows how much the machine drifted.
       const floorScenario = SCENARIOS.find(s => s.id === 'floor-db')
       const before = await measure(floorScenario, sample.count, ctx)
+      // The paced crowds arrive at a share of it.
+      ctx.floorRate = before.rate
       if (selected(JOBS.ingest)) {
         say(`floor-solr-ingest at ${sample.count} talks`)
         ingest = ingestFloor(env, solr, sample.count)

@@ -20,7 +20,9 @@
  * bench/traffic-mix.mjs (`mix`: the ids of its classes, all of them unless
  * named), against the `crowd` target: two processes of the service on the
  * same database (bench/crowd.mjs); `engine` is the search engine every
- * search of theirs must be answered by.
+ * search of theirs must be answered by; with `pace`, requests arrive at that
+ * share of the level's floor rate instead of from clients that send again as
+ * soon as they are answered.
  * A plan gives autocannon's `requests` and may give `check(body, headers)`,
  * which judges the first answer before anything is measured (null = fine),
  * and `background`: requests that other clients keep sending while the
@@ -73,6 +75,10 @@ function createTalk (ctx, token) {
 
 const expectType = type => body => body['@type'] === type ? null : `answered @type ${body['@type']}, not ${type}`
 const CATALOGUE = { active: false }
+
+/** The whole mix of bench/traffic-mix.mjs from the crowd, searches answered by the catalogue. */
+const WHOLE_MIX = { group: 'mix', traffic: 'varied', target: 'crowd', scaled: true, settings: CATALOGUE, engine: 'catalogue' }
+
 /** Talks per request of the bulk import (POST /talks/@import). */
 const IMPORT_BATCH = 100
 const SOLR_IMMEDIATE = { active: true, auto_commit: true, commit_within: 0 }
@@ -169,12 +175,20 @@ export const SCENARIOS = [
   {
     id: 'varied-traffic',
     title: 'the whole mix: reads, searches and writes, anonymous and logged in',
-    group: 'mix',
-    traffic: 'varied',
-    target: 'crowd',
-    scaled: true,
-    settings: CATALOGUE,
-    engine: 'catalogue'
+    ...WHOLE_MIX
+  },
+  // The same mix arriving as a crowd does, at a stated rate (bench/crowd.mjs, "Paced"): latencies below saturation.
+  {
+    id: 'varied-traffic-paced-10',
+    title: 'the whole mix arriving at 10 % of the floor\'s rate (paced, open loop)',
+    ...WHOLE_MIX,
+    pace: 0.1
+  },
+  {
+    id: 'varied-traffic-paced-25',
+    title: 'the whole mix arriving at 25 % of the floor\'s rate (paced, open loop)',
+    ...WHOLE_MIX,
+    pace: 0.25
   },
   {
     id: 'get-talk-anon',
