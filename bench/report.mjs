@@ -68,7 +68,7 @@ function slowestSecond (r) {
   const seconds = (r.timeline ?? []).filter(s => s.answers > 0)
   if (seconds.length === 0) return ''
   const worst = seconds.reduce((a, b) => (b.max > a.max ? b : a))
-  return `; slowest second: the ${worst.second + 1}th (${num(worst.answers)} answers, p50 ${num(worst.p50, 1)} ms, max ${num(worst.max, 1)} ms)`
+  return `; slowest second: second ${worst.second + 1} of the window (${num(worst.answers)} answers, p50 ${num(worst.p50, 1)} ms, max ${num(worst.max, 1)} ms)`
 }
 
 /** A varied scenario's figures by class, each with a line saying what was sent. */
