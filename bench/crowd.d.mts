@@ -1,4 +1,3 @@
 // Types of bench/crowd.mjs for the TypeScript tests that use it.
 
-export const PACED_USERS: number
 export function arrivalGap (uniform: number, rate: number): number
