@@ -111,7 +111,8 @@ t.test('matches finds what PostgreSQL finds', async t => {
   t.teardown(async () => { await client.end() })
   await client.query('CREATE TEMP TABLE text_index_docs (id integer PRIMARY KEY, searchable tsvector)')
 
-  const index = new TextIndex()
+  // Arena segments of 4 096 entries: these few hundred documents fill many, their updates compact them, and the longest texts get segments of their own.
+  const index = new TextIndex(undefined, 4096)
   const universe = new Bits()
   const docs = new Map<number, Doc>()
 

@@ -6,6 +6,7 @@ import type { FullText } from '../../query/text.js'
 import { renderTsquery } from '../tsquery.js'
 import { Bits } from './bits.js'
 import { coverDensity } from './cover-density.js'
+import { PositionsArena, SEGMENT_ENTRIES } from './positions-arena.js'
 import type { Slicer } from './slicer.js'
 import { pairKey, WordPairs } from './word-pairs.js'
 
@@ -38,8 +39,6 @@ const PENDING_LEXEMES = 2048
 const DENSE_FROM = 16
 /** A bitset becomes a list again when it holds fewer than one document in this many (the list then a quarter of its size: no flapping around the threshold). */
 const SPARSE_RATIO = 128
-/** The arena is compacted when more than half of it (and more than this many entries) is garbage. */
-const COMPACT_FROM = 1024
 /** What V8 spends on a typed array beside its elements (the object, its buffer and their bookkeeping; measured on Node 20: ~190 bytes). */
 const TYPED_ARRAY_OVERHEAD = 190
 /** What a lexeme costs beside its characters: the string's header, the Map entry, its slots in the id and sorted lists and the per-lexeme arrays. */
@@ -142,8 +141,9 @@ const malformed = (text: string): Error => new Error(`Malformed tsvector text: $
  * the lexemes sorted. A phrase is the intersection of its words' sets and,
  * for adjacent common words, of their pair's documents (kept: word-pairs.ts),
  * checked document by document against the positions: per document its
- * lexeme ids in position order, in one arena shared by all documents, so
- * that a million documents are not a million objects. A document's positions
+ * lexeme ids in position order, in an arena of large segments shared by all
+ * documents (positions-arena.ts), so that a million documents are not a
+ * million objects. A document's positions
  * nearly always run without a gap (a catalogue text is its words one after
  * the other): then its first position is all that is kept of them, and a
  * phrase is a run of ids; otherwise its positions follow its ids.
@@ -178,10 +178,9 @@ export class TextIndex {
    * every text of up to 16383 words with no word more than 256 times — that
    * is all; otherwise (`firsts[doc]` is 0) as many positions follow the ids.
    */
-  private arena = new Int32Array(4096)
-  private used = 0
-  private garbage = 0
-  /** Per document: where its run starts in the arena, how many (position, lexeme) pairs it has, and its first position when they run without a gap. */
+  private readonly runs: PositionsArena
+  /** Per document: the arena's segment and offset of its run, how many (position, lexeme) pairs it has, and its first position when they run without a gap. */
+  private segmentOf = new Int32Array(1024)
   private starts = new Int32Array(1024)
   private lengths = new Int32Array(1024)
   private firsts = new Uint16Array(1024)
@@ -213,9 +212,13 @@ export class TextIndex {
   private reads = 0
   private readonly changedDuringReads: number[] = []
 
-  /** `pairBytes`: what the kept pairs of adjacent words may hold (WordPairs). */
-  constructor (pairBytes = DEFAULT_PAIR_BYTES) {
+  /** A segment of the arena that a release left more than half garbage: compacted once the change is done (`compactPending`). */
+  private pendingCompaction = -1
+
+  /** `pairBytes`: what the kept pairs of adjacent words may hold (WordPairs); `segmentEntries`: the arena's segments (PositionsArena). */
+  constructor (pairBytes = DEFAULT_PAIR_BYTES, segmentEntries = SEGMENT_ENTRIES) {
     this.pairs = new WordPairs(pairBytes)
+    this.runs = new PositionsArena(segmentEntries)
   }
 
   /**
@@ -253,21 +256,20 @@ export class TextIndex {
       const id = this.distinct[i]
       if (this.marks[id] === mark) this.addPosting(id, doc)
     }
-    const { first, keys } = this
-    this.ensureArena(first > 0 ? pairs : 2 * pairs)
-    const { arena } = this
-    const start = this.used
+    const { first, keys, runs } = this
+    runs.allocate(doc, first > 0 ? pairs : 2 * pairs)
+    const arena = runs.segments[runs.segment]
+    const start = runs.offset
     if (first > 0) {
       arena.set(this.byPosition.subarray(first, first + pairs), start)
-      this.used += pairs
     } else {
       for (let i = 0; i < pairs; i++) {
         const position = Math.floor(keys[i] / POSITION_UNIT)
         arena[start + i] = keys[i] - position * POSITION_UNIT
         arena[start + pairs + i] = position
       }
-      this.used += 2 * pairs
     }
+    this.segmentOf[doc] = runs.segment
     this.starts[doc] = start
     this.lengths[doc] = pairs
     this.firsts[doc] = first
@@ -282,7 +284,7 @@ export class TextIndex {
     // Position 0 (a lexeme without positions) sorts first.
     if (first === 0 && pairs > 0 && arena[start + pairs] === 0) this.stripped.add(doc)
     else this.stripped.delete(doc)
-    this.maybeCompact()
+    this.compactPending()
   }
 
   /** Forgets document `doc`. */
@@ -294,7 +296,7 @@ export class TextIndex {
     this.gapped.delete(doc)
     this.stripped.delete(doc)
     this.nulls.delete(doc)
-    this.maybeCompact()
+    this.compactPending()
   }
 
   /**
@@ -425,7 +427,8 @@ export class TextIndex {
 
   /** Puts a gapless document's entries (positions holding a query operand, per `operandsOf`) into the scratch arrays; answers how many. */
   private entriesOf (doc: number): number {
-    const { arena, operandsOf } = this
+    const { operandsOf } = this
+    const arena = this.arenaOf(doc)
     const start = this.starts[doc]
     const length = this.lengths[doc]
     const first = this.firsts[doc]
@@ -455,7 +458,7 @@ export class TextIndex {
 
   /** Bytes held (an estimate good within ~20%). */
   get byteSize (): number {
-    let bytes = this.arena.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength + this.titleEnds.byteLength + this.pairBits.byteLength +
+    let bytes = this.runs.byteLength + this.segmentOf.byteLength + this.starts.byteLength + this.lengths.byteLength + this.firsts.byteLength + this.titleEnds.byteLength + this.pairBits.byteLength +
       this.entryPositions.byteLength + this.entryWords.byteLength + this.entryClasses.byteLength + this.operandsOf.byteLength +
       this.byPosition.byteLength + this.placed.byteLength + this.docCounts.byteLength + this.soleDoc.byteLength + this.marks.byteLength + this.keys.byteLength + this.distinct.byteLength +
       this.held.byteSize + this.gapped.byteSize + this.stripped.byteSize + this.nulls.byteSize + this.pairs.byteSize
@@ -486,7 +489,8 @@ export class TextIndex {
    * become `mark + 2` and lose it. A mark met again is a lexeme seen already.
    */
   private release (doc: number, mark: number): void {
-    const { arena, marks, pairs } = this
+    const { marks, pairs } = this
+    const arena = this.arenaOf(doc)
     const start = this.starts[doc]
     const end = start + this.lengths[doc]
     // Its pairs of adjacent words leave the kept pairs (a document with gaps is in none).
@@ -500,7 +504,7 @@ export class TextIndex {
         this.removePosting(id, doc)
       }
     }
-    this.garbage += this.footprint(doc)
+    if (this.runs.release(this.segmentOf[doc], this.footprint(doc))) this.pendingCompaction = this.segmentOf[doc]
     this.lengths[doc] = 0
   }
 
@@ -922,7 +926,8 @@ export class TextIndex {
 
   /** Records the pairs of adjacent lexemes of a document whose `pairs` ids run without a gap from its start (-1: it has gaps). */
   private signPairs (doc: number, pairs: number): void {
-    const { pairBits, arena } = this
+    const { pairBits } = this
+    const arena = this.arenaOf(doc)
     const base = doc * PAIR_WORDS
     pairBits.fill(pairs < 0 ? 0xffffffff : 0, base, base + PAIR_WORDS)
     const start = this.starts[doc]
@@ -936,7 +941,7 @@ export class TextIndex {
 
   /** Whether word k of a phrase stands at position p + k of document `doc` for some p. */
   private holdsPhrase (doc: number, sole: Int32Array, sets: Array<Bits | null>, anchor: number): boolean {
-    const { arena } = this
+    const arena = this.arenaOf(doc)
     const start = this.starts[doc]
     const pairs = this.lengths[doc]
     const end = start + pairs
@@ -988,6 +993,7 @@ export class TextIndex {
   private ensureDoc (doc: number): void {
     if (doc >= this.starts.length) {
       const length = Math.max(doc + 1, this.starts.length * 2)
+      this.segmentOf = grownInt32(this.segmentOf, length)
       this.starts = grownInt32(this.starts, length)
       this.lengths = grownInt32(this.lengths, length)
       this.firsts = grown(this.firsts, new Uint16Array(length))
@@ -997,27 +1003,22 @@ export class TextIndex {
     if (doc >= this.docLimit) this.docLimit = doc + 1
   }
 
-  private ensureArena (size: number): void {
-    if (this.used + size <= this.arena.length) return
-    this.arena = grownInt32(this.arena.subarray(0, this.used), Math.max(this.used + size, this.arena.length + (this.arena.length >>> 1)))
+  /** The arena segment that holds document `doc`'s run (from `starts[doc]` on). */
+  private arenaOf (doc: number): Int32Array {
+    return this.runs.segments[this.segmentOf[doc]]
   }
 
-  /** Copies the runs of the documents held to a new arena when more than half of the old one is garbage: an update then costs its own size, amortised. */
-  private maybeCompact (): void {
-    if (this.garbage < COMPACT_FROM || this.garbage * 2 <= this.used) return
-    const live = this.used - this.garbage
-    const arena = new Int32Array(Math.max(4096, live + (live >>> 2)))
-    let used = 0
-    this.held.forEach(doc => {
-      const start = this.starts[doc]
-      const size = this.footprint(doc)
-      arena.set(this.arena.subarray(start, start + size), used)
-      this.starts[doc] = used
-      used += size
-    })
-    this.arena = arena
-    this.used = used
-    this.garbage = 0
+  /** Moves the live runs of a segment a change left more than half garbage (PositionsArena), once the change is in place. */
+  private compactPending (): void {
+    const from = this.pendingCompaction
+    if (from < 0) return
+    this.pendingCompaction = -1
+    this.runs.compact(from,
+      (doc, offset) => this.held.has(doc) && this.segmentOf[doc] === from && this.starts[doc] === offset,
+      doc => {
+        this.segmentOf[doc] = this.runs.segment
+        this.starts[doc] = this.runs.offset
+      })
   }
 }
 
