@@ -19,6 +19,16 @@ const LOAD_BATCH = 2000
 export class ResidentFeed {
   /** Where the next refresh reads from: the snapshot's xmin taken before the last read (as text: an xid8). */
   private mark: string | null = null
+  /**
+   * The transactions at or above the mark whose changes a refresh read (xid8s
+   * as text): the next looks leave them out. A transaction's changes are all
+   * visible once it committed, so a look that saw one saw them all; a later
+   * change of the same row carries the later transaction's id. Without this,
+   * one long transaction (an `ANALYZE`, an import) held the mark while every
+   * look read again every change committed since it began: at 50 writes a
+   * second, each look of both processes re-applied more rows the longer it ran.
+   */
+  private readonly applied = new Set<string>()
   /** What a row is read as, after its uid. */
   private readonly values: string[]
   private readonly select: string
@@ -36,6 +46,7 @@ export class ResidentFeed {
   /** Reads every row, in batches by uid, yielding between them; then what changed while it read. */
   async load (db: Queryable, yieldBetween: () => Promise<void>): Promise<void> {
     this.mark = await this.snapshotMark(db)
+    this.applied.clear()
     let after = '00000000-0000-0000-0000-000000000000'
     let first = true
     for (;;) {
@@ -59,18 +70,24 @@ export class ResidentFeed {
   async refresh (db: Queryable): Promise<number> {
     if (this.mark === null) throw new Error('The resident catalogue refreshes only after it loaded.')
     const nulls = this.values.map(() => ', NULL').join('')
-    const { rows } = await db.query<ResidentRow & { kind: 'row' | 'removed' | 'mark' }>(`SELECT 'row' AS kind, ${this.select} FROM catalog WHERE changed_by >= $1::xid8
-      UNION ALL SELECT 'removed', uid::text${nulls} FROM catalog_removed WHERE removed_by >= $1::xid8
-      UNION ALL SELECT 'mark', pg_snapshot_xmin(pg_current_snapshot())::text${nulls}`, [this.mark])
+    const { rows } = await db.query<ResidentRow & { kind: 'row' | 'removed' | 'mark', by: string | null }>(`SELECT 'row' AS kind, changed_by::text AS by, ${this.select}
+        FROM catalog WHERE changed_by >= $1::xid8 AND changed_by <> ALL($2::xid8[])
+      UNION ALL SELECT 'removed', removed_by::text, uid::text${nulls}
+        FROM catalog_removed WHERE removed_by >= $1::xid8 AND removed_by <> ALL($2::xid8[])
+      UNION ALL SELECT 'mark', NULL, pg_snapshot_xmin(pg_current_snapshot())::text${nulls}`, [this.mark, [...this.applied]])
     const present = new Set(rows.filter(row => row.kind === 'row').map(row => row.uid))
     let next: string | null = null
-    for (const row of rows) {
-      if (row.kind === 'mark') next = row.uid
-      else if (row.kind === 'row') this.state.put(row)
+    for (const { kind, by, ...row } of rows) {
+      if (by !== null) this.applied.add(by)
+      if (kind === 'mark') next = row.uid
+      else if (kind === 'row') this.state.put(row)
       else if (!present.has(row.uid)) this.state.remove(row.uid)
     }
     if (next === null) throw new Error('The catalogue\'s snapshot mark was not read.')
     this.mark = next
+    // Below the mark the range leaves them out already.
+    const mark = BigInt(next)
+    for (const xid of this.applied) if (BigInt(xid) < mark) this.applied.delete(xid)
     return rows.length - 1
   }
 }
