@@ -35,6 +35,7 @@ import http from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { latencySummary } from './latency.mjs'
+import { pausesWithin, watchPauses } from './pauses.mjs'
 import { queryOnce } from './processes.mjs'
 import { seededRandom } from './talks.mjs'
 import { WORKFLOW_EVERY, classesOf, clientSeed, createDrawer } from './traffic-mix.mjs'
@@ -183,6 +184,9 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
     return waiting.length
   }
 
+  // The clients' own pauses delay the answers they read as much as the service's (bench/pauses.mjs).
+  const clientPauses = []
+  const unwatch = watchPauses(pause => clientPauses.push(pause))
   const cpuBefore = process.cpuUsage()
   // This reading's own transaction is in the window's count: one against tens of thousands.
   const atStart = sleep(from - performance.now()).then(async () => await transactionsOf(databaseUrl))
@@ -192,6 +196,7 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
     else unsent = await paced()
   } finally {
     agent.destroy()
+    unwatch()
   }
   const transactions = await transactionsOf(databaseUrl) - await atStart
   // Near one CPU-second a second, the clients themselves would be what limits the rate.
@@ -211,6 +216,9 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
     latency: latencySummary(all),
     transactionsPerRequest: transactions / all.length,
     classes: figures,
+    // The window in wall-clock time (epoch ms), where the service processes' pauses are matched to its seconds.
+    window: { from: performance.timeOrigin + from, to: performance.timeOrigin + to },
+    clientPauses: pausesWithin(clientPauses, performance.timeOrigin + from, performance.timeOrigin + to),
     timeline: Array.from(bySecond, (latencies = [], second) => ({ second, answers: latencies.length, ...latencySummary(latencies) })),
     ...(arrivalRate !== undefined ? { paced: { arrivalRate, pace: scenario.pace, unsent } } : {}),
     crowd: { seed: ctx.seed, connections: users, processes: urls.length, talks: world.talks.length, published: world.talks.filter(t => t.published).length, cpuSeconds: (user + system) / 1e6 }

@@ -63,12 +63,39 @@ function classRow (c) {
   return [c.title, num(c.count), num(c.latency.p50, 1), num(c.latency.p99, 1), num(c.latency.max, 1), n('2xx'), n('4xx'), n('5xx'), n('no answer'), num(c.unexpected)]
 }
 
+/** The second of the window (counted from 1) that a wall-clock moment falls in. */
+const secondOf = (r, at) => Math.floor((at - r.window.from) / 1000) + 1
+
+/** A pause as the report names it: its length and the collector's share. */
+const pauseText = pause => `${num(pause.ms)} ms (${num(pause.gcMs)} ms of it collecting)`
+
+/** The processes whose event loop stood still while a request of the second `second` (from 0) could be waiting. */
+function heldDuring (r, second) {
+  if (r.pauses === undefined) return ''
+  const from = r.window.from + second * 1000
+  const held = r.pauses.flatMap(({ process, pauses }) => pauses
+    .filter(pause => pause.at + pause.ms > from && pause.at < from + 1000)
+    .map(pause => `${process} ${pauseText(pause)}`))
+  return held.length === 0 ? ', no process held over 50 ms then' : `, held then: ${held.join(', ')}`
+}
+
 /** The second of the window whose requests waited longest (timeline: by arrival). */
 function slowestSecond (r) {
   const seconds = (r.timeline ?? []).filter(s => s.answers > 0)
   if (seconds.length === 0) return ''
   const worst = seconds.reduce((a, b) => (b.max > a.max ? b : a))
-  return `; slowest second: second ${worst.second + 1} of the window (${num(worst.answers)} answers, p50 ${num(worst.p50, 1)} ms, max ${num(worst.max, 1)} ms)`
+  return `; slowest second: second ${worst.second + 1} of the window (${num(worst.answers)} answers, p50 ${num(worst.p50, 1)} ms, max ${num(worst.max, 1)} ms${heldDuring(r, worst.second)})`
+}
+
+/** Each process's pauses over 50 ms in the window (bench/pauses.mjs): how many, and the longest. */
+function pausesOf (r) {
+  if (r.pauses === undefined) return ''
+  const each = r.pauses.map(({ process, pauses }) => {
+    if (pauses.length === 0) return `${process} none`
+    const longest = pauses.reduce((a, b) => (b.ms > a.ms ? b : a))
+    return `${process} ${num(pauses.length)}, the longest ${pauseText(longest)} in second ${secondOf(r, longest.at)}`
+  })
+  return `; event loops held over 50 ms: ${each.join('; ')}`
 }
 
 /** A varied scenario's figures by class, each with a line saying what was sent. */
@@ -83,6 +110,7 @@ function classTables (report) {
       (r.postgresCpuSeconds !== undefined ? `, PostgreSQL ${num(r.postgresCpuSeconds, 1)} s` : '') +
       `, the clients ${num(r.crowd.cpuSeconds, 1)} s (warm-up included)` +
       (r.transactionsPerRequest !== undefined ? `; PostgreSQL: ${num(r.transactionsPerRequest, 2)} transactions a request` : '') +
+      pausesOf(r) +
       (r.serverErrors > 0 ? `; FAILED: ${r.serverErrors} answers 5xx` : ''),
     table: [CLASS_COLUMNS, ...r.classes.map(classRow)],
     left: [0]

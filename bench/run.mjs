@@ -25,18 +25,19 @@
  * such a scenario is chosen, and its users (crowd-users.mjs).
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
-import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
 import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
+import { pausesWithin } from './pauses.mjs'
 import { markdownReport, terminalReport } from './report.mjs'
 import { SCENARIOS } from './scenarios.mjs'
 import { checkTargets } from './targets.mjs'
@@ -148,11 +149,27 @@ async function positionsInTalks (databaseUrl) {
   return row
 }
 
+/** Where a service process writes its event loop's pauses (bench/pauses.mjs). */
+const pausesFile = logName => join(outDir, logName.replace(/\.log$/, '-pauses.jsonl'))
+
+/** Each process's pauses within a crowd's window: the service processes' from their files, the clients' from the crowd. */
+function pausesOfWindow ({ window, clientPauses }) {
+  const read = file => readFileSync(file, 'utf8').split('\n').filter(line => line !== '').map(line => JSON.parse(line))
+  const services = ['service.log', 'service-2.log'].map((logName, i) => ({
+    process: `service ${i + 1}`,
+    pauses: pausesWithin(existsSync(pausesFile(logName)) ? read(pausesFile(logName)) : [], window.from, window.to)
+  }))
+  return [...services, { process: 'the clients', pauses: clientPauses }]
+}
+
 async function startService (env, logName = 'service.log') {
   return await startServer({
     script: join(ROOT, 'dist', 'app', 'server.js'),
-    nodeArgs: args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [],
-    env: { ...SERVICE_ENV, ...env },
+    nodeArgs: [
+      '--import', pathToFileURL(join(ROOT, 'bench', 'pauses.mjs')).href,
+      ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${join(outDir, 'profiles')}`] : [])
+    ],
+    env: { ...SERVICE_ENV, ...env, BENCH_PAUSES_FILE: pausesFile(logName) },
     port: await freePort(),
     readyPath: '/',
     logFile: join(outDir, logName)
@@ -343,6 +360,7 @@ async function main () {
         const cpuAfter = await Promise.all(processes.map(p => p.cpuSeconds()))
         record.serviceCpuSeconds = cpuAfter.map((after, i) => after - cpuBefore[i])
         record.postgresCpuSeconds = await postgresCpuSince(postgresBefore)
+        if (result.status === 'measured') record.pauses = pausesOfWindow(result)
         if (result.serverErrors > 0) say(`${scenario.id}: ${result.serverErrors} answers 5xx: the run fails (see the notes and service*.log)`)
       }
       if (target.memory !== undefined && scenario.group !== 'floor') record.memoryAfter = await target.memory()
