@@ -2,8 +2,8 @@
  * The varied traffic's clients (issue 23), in the load generator's process
  * (load.mjs): `connections` clients, each drawing its next request from the
  * mix (bench/traffic-mix.mjs) as soon as its previous one is answered, with no
- * pause, round-robin over the service's processes, on node:http with one
- * keep-alive agent. Every answer's latency goes to its class; every status is
+ * pause, round-robin over the service's processes, on one undici pool of
+ * keep-alive connections per process. Every answer's latency goes to its class; every status is
  * checked against what the request expected (and a search's engine against
  * the scenario's); the first unexpected answer of each class is kept as
  * evidence. A 5xx is counted apart: any fails the run (run.mjs).
@@ -31,9 +31,9 @@
  * write's transaction is one for all its statements). Each backend reports
  * its counts about once a second under load, so both readings lag alike.
  */
-import http from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Pool } from 'undici'
 import { latencySummary } from './latency.mjs'
 import { pausesWithin, watchPauses } from './pauses.mjs'
 import { queryOnce } from './processes.mjs'
@@ -49,20 +49,28 @@ const PACED_USERS = 256
 /** The next gap between arrivals of a Poisson process of `rate` a second (ms), from a uniform draw in [0, 1). */
 export const arrivalGap = (uniform, rate) => -Math.log(1 - uniform) * 1000 / rate
 
-/** One request; never rejects: a request that got no answer is status 0 with the error as its body. */
-function send (agent, base, request) {
-  return new Promise(resolve => {
-    const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': Buffer.byteLength(request.body) }
-    const req = http.request({ host: base.hostname, port: base.port, path: request.path, method: request.method, headers, agent, timeout: TIMEOUT_MS }, res => {
-      const chunks = []
-      res.on('data', chunk => chunks.push(chunk))
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }))
-      res.on('error', err => resolve({ status: 0, headers: {}, body: `${err.code ?? ''} ${err.message}` }))
-    })
-    req.on('timeout', () => req.destroy(new Error(`no answer in ${TIMEOUT_MS} ms`)))
-    req.on('error', err => resolve({ status: 0, headers: {}, body: `${err.code ?? ''} ${err.message}` }))
-    req.end(request.body)
-  })
+/** The bytes of an answer kept for the notes: more than enough for SAMPLE_CHARS characters. */
+const SAMPLE_BYTES = SAMPLE_CHARS * 4
+
+/**
+ * One request; never rejects: a request that got no answer is status 0 with
+ * the error as its body. The answer is read to its end but only its first
+ * bytes are kept, as text for the notes: the clients share the cores with the
+ * service, and decoding every page of 25 talks cost them more than sending it.
+ */
+async function send (pool, request) {
+  try {
+    const answer = await pool.request({ path: request.path, method: request.method, headers: request.headers, body: request.body })
+    const chunks = []
+    let kept = 0
+    for await (const chunk of answer.body) {
+      if (kept < SAMPLE_BYTES) chunks.push(chunk)
+      kept += chunk.length
+    }
+    return { status: answer.statusCode, headers: answer.headers, body: Buffer.concat(chunks).toString('utf8', 0, Math.min(kept, SAMPLE_BYTES)) }
+  } catch (err) {
+    return { status: 0, headers: {}, body: `${err.code ?? ''} ${err.message}` }
+  }
 }
 
 /** Why an answer is not the one expected, or null. */
@@ -79,7 +87,7 @@ function classRecord (cls) {
   return { id: cls.id, title: cls.title, kind: cls.kind, count: 0, latencies: [], statuses: {}, codes: {}, unexpected: 0, sample: undefined }
 }
 
-function count (record, request, answer, problem, ms, base) {
+function count (record, request, answer, problem, ms, target) {
   record.count++
   record.statuses[statusClass(answer.status)] = (record.statuses[statusClass(answer.status)] ?? 0) + 1
   record.codes[answer.status] = (record.codes[answer.status] ?? 0) + 1
@@ -88,7 +96,7 @@ function count (record, request, answer, problem, ms, base) {
     return
   }
   record.unexpected++
-  record.sample ??= `${request.method} ${request.path} to ${base.host}${request.body !== undefined ? ` with ${request.body.slice(0, SAMPLE_CHARS)}` : ''}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
+  record.sample ??= `${request.method} ${request.path} to ${target.host}${request.body !== undefined ? ` with ${request.body.slice(0, SAMPLE_CHARS)}` : ''}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
 }
 
 /** The transactions committed and rolled back in the database so far, as PostgreSQL counts them. */
@@ -111,8 +119,8 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
   if (arrivalRate !== undefined && !(arrivalRate > 0)) return { status: 'failed', reason: 'paced by the floor, which was not measured' }
   // Each client publishes and retracts talks of its own share of the workflow pool (traffic-mix.mjs): no more clients than it has talks.
   const users = arrivalRate === undefined ? connections : Math.min(PACED_USERS, Math.floor(world.talks.length / WORKFLOW_EVERY))
-  const agent = new http.Agent({ keepAlive: true })
-  const bases = urls.map(url => new URL(url))
+  // undici's pools, not node:http: a request costs the clients half the CPU (docs/performance.md, "How it measures").
+  const targets = urls.map(url => ({ host: new URL(url).host, pool: new Pool(url, { connections: users, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }) }))
   const records = new Map(classes.map(cls => [cls.id, classRecord(cls)]))
   const all = []
   /** Latencies of the answers as expected, by the second of the window their request arrived in: when the slow answers came. */
@@ -129,9 +137,9 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
   /** Sends the drawer's next request, which arrived at `arrived` (closed loop: the moment it is sent). */
   async function sendNext (drawer, arrived) {
     const request = drawer.next()
-    const base = bases[turn++ % bases.length]
+    const target = targets[turn++ % targets.length]
     const sent = arrived ?? performance.now()
-    const answer = await send(agent, base, request)
+    const answer = await send(target.pool, request)
     const answered = performance.now()
     const problem = unexpected(request, answer, scenario.engine)
     drawer.answered(request, problem === null)
@@ -141,7 +149,7 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
       if (problem !== null) warmUp.sample ??= `${request.method} ${request.path}: ${problem}: ${answer.body.slice(0, SAMPLE_CHARS)}`
       return
     }
-    count(records.get(request.classId), request, answer, problem, answered - sent, base)
+    count(records.get(request.classId), request, answer, problem, answered - sent, target)
     if (problem === null) {
       all.push(answered - sent)
       ;(bySecond[Math.floor((sent - from) / 1000)] ??= []).push(answered - sent)
@@ -195,7 +203,7 @@ export async function runCrowd ({ scenario, ctx, urls, connections, duration, wa
     if (arrivalRate === undefined) await Promise.all(drawers.map(client))
     else unsent = await paced()
   } finally {
-    agent.destroy()
+    await Promise.all(targets.map(async ({ pool }) => await pool.destroy()))
     unwatch()
   }
   const transactions = await transactionsOf(databaseUrl) - await atStart
