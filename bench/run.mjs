@@ -153,17 +153,19 @@ async function positionsInTalks (databaseUrl) {
 const pausesFile = logName => join(outDir, logName.replace(/\.log$/, '-pauses.jsonl'))
 
 /** Each process's pauses within a crowd's window: the service processes' from their files, the clients' from the crowd. */
-function pausesOfWindow ({ window, clientPauses }) {
+function pausesOfWindow (services, { window, clientPauses }) {
   const read = file => readFileSync(file, 'utf8').split('\n').filter(line => line !== '').map(line => JSON.parse(line))
-  const services = ['service.log', 'service-2.log'].map((logName, i) => ({
-    process: `service ${i + 1}`,
-    pauses: pausesWithin(existsSync(pausesFile(logName)) ? read(pausesFile(logName)) : [], window.from, window.to)
-  }))
-  return [...services, { process: 'the clients', pauses: clientPauses }]
+  return [
+    ...services.map((service, i) => ({
+      process: `service ${i + 1}`,
+      pauses: pausesWithin(existsSync(service.pausesFile) ? read(service.pausesFile) : [], window.from, window.to)
+    })),
+    { process: 'the clients', pauses: clientPauses }
+  ]
 }
 
 async function startService (env, logName = 'service.log') {
-  return await startServer({
+  const server = await startServer({
     script: join(ROOT, 'dist', 'app', 'server.js'),
     nodeArgs: [
       '--import', pathToFileURL(join(ROOT, 'bench', 'pauses.mjs')).href,
@@ -174,6 +176,7 @@ async function startService (env, logName = 'service.log') {
     readyPath: '/',
     logFile: join(outDir, logName)
   })
+  return Object.assign(server, { pausesFile: pausesFile(logName) })
 }
 
 /** Waits until the process's resident catalogue is loaded (or off); says how it stands. */
@@ -360,7 +363,7 @@ async function main () {
         const cpuAfter = await Promise.all(processes.map(p => p.cpuSeconds()))
         record.serviceCpuSeconds = cpuAfter.map((after, i) => after - cpuBefore[i])
         record.postgresCpuSeconds = await postgresCpuSince(postgresBefore)
-        if (result.status === 'measured') record.pauses = pausesOfWindow(result)
+        if (result.status === 'measured') record.pauses = pausesOfWindow(processes, result)
         if (result.serverErrors > 0) say(`${scenario.id}: ${result.serverErrors} answers 5xx: the run fails (see the notes and service*.log)`)
       }
       if (target.memory !== undefined && scenario.group !== 'floor') record.memoryAfter = await target.memory()

@@ -77,10 +77,10 @@ export class ResidentFeed {
       UNION ALL SELECT 'mark', NULL, pg_snapshot_xmin(pg_current_snapshot())::text${nulls}`, [this.mark, [...this.applied]])
     const present = new Set(rows.filter(row => row.kind === 'row').map(row => row.uid))
     let next: string | null = null
-    for (const { kind, by, ...row } of rows) {
-      if (by !== null) this.applied.add(by)
-      if (kind === 'mark') next = row.uid
-      else if (kind === 'row') this.state.put(row)
+    for (const row of rows) {
+      if (row.by !== null) this.applied.add(row.by)
+      if (row.kind === 'mark') next = row.uid
+      else if (row.kind === 'row') this.state.put(row)
       else if (!present.has(row.uid)) this.state.remove(row.uid)
     }
     if (next === null) throw new Error('The catalogue\'s snapshot mark was not read.')
