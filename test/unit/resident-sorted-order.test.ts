@@ -152,6 +152,18 @@ function run (seed: number, s: Scenario): string | null {
         const stopped = difference(walked(walk, stopAfter), expected[name].slice(0, stopAfter))
         if (stopped !== null) return `${step}, ${name} stopped after ${stopAfter}: ${stopped}`
       }
+      // A range of values between a lower bound and an upper one (nulls pass both tests, as they come last): two searches, then a walk.
+      if (name === 'ascending') {
+        for (let i = 0; i < 3; i++) {
+          const low = below(s.domain + 1) - 1
+          const high = below(s.domain + 1) - 1
+          const inRange = (doc: number): boolean => values[doc] !== null && (values[doc] as number) >= low && (values[doc] as number) <= high
+          const found: number[] = []
+          order.between(doc => values[doc] === null || (values[doc] as number) >= low, doc => values[doc] === null || (values[doc] as number) > high, doc => { found.push(doc) })
+          const wrong = difference(found, expected.ascending.filter(inRange))
+          if (wrong !== null) return `${step}, values ${low} to ${high} from the search: ${wrong}`
+        }
+      }
       // Laid flat, then patched by the changes since (asked twice: the second is the one kept): every member, walked and sorted.
       for (const flat of [order.flat(name), order.flat(name)]) {
         const all = new Bits(s.universe)
@@ -175,6 +187,18 @@ function run (seed: number, s: Scenario): string | null {
         for (const [how, page] of Object.entries(pages)) {
           const wrong = difference(page, wanted)
           if (wrong !== null) return `${step}, ${name} page of ${count} matches from ${start}, ${size} (${how}): ${wrong}`
+        }
+        // The matches within a bound of the order's own values (they lie together, at its end for a lower bound ascending), walked from the first place the bound allows.
+        if (name !== 'reversed') {
+          const threshold = below(s.domain + 1) - 1
+          const bound = (doc: number): boolean => values[doc] === null || (name === 'ascending' ? (values[doc] as number) >= threshold : (values[doc] as number) <= threshold)
+          const within = new Bits(s.universe)
+          matches.forEach(doc => { if (bound(doc)) within.add(doc) })
+          const inBound = within.count()
+          const from = below(inBound + 2)
+          const bounded = flat.page(within, inBound, from, size, flat.firstPlace(bound))
+          const wrong = difference(bounded, expected[name].filter(doc => within.has(doc)).slice(from, from + size))
+          if (wrong !== null) return `${step}, ${name} page of ${inBound} matches within ${threshold}, from ${from}, ${size}: ${wrong}`
         }
       }
     }

@@ -1,6 +1,7 @@
 import type { IndexDefinition } from '../indexes.js'
 import { column } from '../catalog.js'
 import { Bits } from './bits.js'
+import { MOST_SHARED, StringColumn } from './string-column.js'
 
 /**
  * How the resident catalogue holds one catalogue column: what it selects
@@ -34,22 +35,6 @@ export interface Column {
 
 /** A date column in microseconds since the epoch, as PostgreSQL compares it (a JavaScript Date holds milliseconds). */
 export const microseconds = (name: string): string => `(extract(epoch FROM ${name}) * 1000000)::float8`
-
-/** A UTF-16 unit's place in code-point order: a surrogate (0xD800–0xDFFF) stands for a code point above 0xFFFF, above every other unit. */
-const codePointRank = (unit: number): number => unit >= 0xd800 && unit <= 0xdfff ? unit + 0x10000 : unit
-
-/** Code-point order, as PostgreSQL compares text under the C collation (and Python's ZCatalog compares strings); JavaScript's `<` compares UTF-16 units. */
-export function compareText (a: string, b: string): number {
-  // Shared values (a creator, a state) are one string: equal ones are found without reading them.
-  if (a === b) return 0
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x !== y) return codePointRank(x) - codePointRank(y)
-  }
-  return a.length - b.length
-}
 
 /** Values of numbers (dates, integers, positions) in a growable Float64Array; NaN is missing. */
 class NumberColumn implements Column {
@@ -99,7 +84,7 @@ class NumberColumn implements Column {
 
   within (live: Bits, low = -Infinity, high = Infinity): Bits {
     const { values } = this
-    const found = new Bits(live.capacity)
+    const found = Bits.temporary(live.capacity)
     const { words } = found
     const alive = live.words
     // One pass over the values, a word of 32 documents at a time (no call a document: 100,000 in a tenth of a millisecond).
@@ -120,13 +105,17 @@ class NumberColumn implements Column {
 }
 
 /**
- * Values of any other kind, one slot a document. Strings that many
- * documents share (a state, a type, a creator) are kept once: the table
- * sends a copy with every row.
+ * Values of any other kind, one slot a document. Strings and lists that many
+ * documents share (a state, a type, a creator; the principals allowed, the
+ * parents of a path, a pair of subjects) are kept once: the table sends a
+ * copy with every row, and a list a document would be an object a document
+ * for V8's collector to mark — at a million documents some millions of
+ * them, half a second of marking at every collection of the whole heap.
  */
 class ValueColumn<T extends string | readonly string[] | boolean> implements Column {
   protected readonly values: Array<T | null> = []
   private readonly shared = new Map<string, string>()
+  private readonly sharedLists = new Map<string, readonly string[]>()
   /** What the values hold besides their slots, kept as they change (counting them all would be a scan). */
   private held = 0
   constructor (readonly index: IndexDefinition, readonly select: string, private readonly order: (a: T, b: T) => number) {}
@@ -134,9 +123,18 @@ class ValueColumn<T extends string | readonly string[] | boolean> implements Col
   private intern (text: string): string {
     const known = this.shared.get(text)
     if (known !== undefined) return known
-    // Unique values (ids, paths) gain nothing from being kept once: stop sharing past a bound.
-    if (this.shared.size < 10_000) this.shared.set(text, text)
+    if (this.shared.size < MOST_SHARED) this.shared.set(text, text)
     return text
+  }
+
+  private internList (items: readonly unknown[]): readonly string[] {
+    const list = items.map(item => this.intern(String(item)))
+    const key = JSON.stringify(list)
+    const known = this.sharedLists.get(key)
+    if (known !== undefined) return known
+    Object.freeze(list)
+    if (this.sharedLists.size < MOST_SHARED) this.sharedLists.set(key, list)
+    return list
   }
 
   set (doc: number, value: unknown): void {
@@ -149,7 +147,7 @@ class ValueColumn<T extends string | readonly string[] | boolean> implements Col
   private store (doc: number, value: unknown): void {
     if (value === null || value === undefined) this.values[doc] = null
     else if (typeof value === 'string') this.values[doc] = this.intern(value) as T
-    else if (Array.isArray(value)) this.values[doc] = Object.freeze(value.map(item => this.intern(String(item)))) as unknown as T
+    else if (Array.isArray(value)) this.values[doc] = this.internList(value) as unknown as T
     else this.values[doc] = value as T
   }
 
@@ -268,8 +266,8 @@ export function columnOf (index: IndexDefinition): Column | null {
     case 'long': return new NumberColumn(index, `${name}::float8`)
     case 'boolean': return new ValueColumn<boolean>(index, name, compareFlags)
     case 'keyword': return new KeywordColumn(index, name)
-    case 'uuid': return new ValueColumn<string>(index, `${name}::text`, compareText)
-    case 'field': return new ValueColumn<string>(index, name, compareText)
+    case 'uuid': return new StringColumn(index, `${name}::text`)
+    case 'field': return new StringColumn(index, name)
     case 'text': return null
   }
 }

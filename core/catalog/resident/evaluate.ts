@@ -3,7 +3,7 @@ import { pathLevels } from '../../query/path-levels.js'
 import type { Scalar } from '../../query/index-kinds.js'
 import type { IndexDefinition } from '../indexes.js'
 import { Bits } from './bits.js'
-import { compareText } from './columns.js'
+import { compareText } from './text-order.js'
 import type { ResidentState } from './state.js'
 
 /** A date as the resident columns hold it: microseconds since the epoch. */
@@ -29,7 +29,7 @@ export function matchesOf (state: ResidentState, query: Query, now: Date, read?:
   }
   // The smallest first: the intersection never grows.
   sets.sort((a, b) => a.words.length - b.words.length)
-  const result = sets[0].clone()
+  const result = sets[0].temporaryClone()
   for (const set of sets.slice(1)) result.and(set)
   return result
 }
@@ -37,14 +37,16 @@ export function matchesOf (state: ResidentState, query: Query, now: Date, read?:
 /** The caller's principals against allowedRolesAndUsers, and (unless shown) only what is active at `now` or, with showInactiveOf, created by that user. */
 function accessOf (state: ResidentState, access: Access, now: Date): Bits {
   // One filter a principal, shared by every caller who has it (a role, Anonymous); their union is a few word operations.
-  const permitted = union([...new Set(access.principals)].map(principal => keywordAtom(state, 'allowedRolesAndUsers', principal)))
+  const permitted = union(state, [...new Set(access.principals)].map(principal => keywordAtom(state, 'allowedRolesAndUsers', principal)))
   if (access.showInactive) return permitted
   const inactive = state.activity.inactiveAt(microseconds(now), state.live)
   if (access.showInactiveOf === undefined) return permitted.andNot(inactive)
+  // The inactive documents are few: those of another creator are found among them, not by a filter of the owner's over every document.
   const creator = state.column('Creator')
   const owner = access.showInactiveOf
-  const own = state.atoms.get({ key: `eq\u0000Creator\u0000${owner}`, columns: ['Creator'], test: doc => creator?.get(doc) === owner }, state.live)
-  return permitted.andNot(inactive.clone().andNot(own))
+  const othersInactive = Bits.temporary(inactive.capacity)
+  inactive.forEach(doc => { if (creator?.get(doc) !== owner) othersInactive.add(doc) })
+  return permitted.andNot(othersInactive)
 }
 
 function criterionSet (state: ResidentState, criterion: Criterion, read?: ReadonlyMap<number, Bits>): Bits | null {
@@ -52,14 +54,14 @@ function criterionSet (state: ResidentState, criterion: Criterion, read?: Readon
     case 'nothing': return new Bits()
     case 'words': return null
     case 'fullText': return state.text.matches(criterion.text, state.live, read)
-    case 'path': return union(criterion.paths.map(path => pathAtom(state, path, criterion.depth)))
+    case 'path': return union(state, criterion.paths.map(path => pathAtom(state, path, criterion.depth)))
     case 'keywords': {
       const held = state.column(criterion.index.name)
       const sets = criterion.values.map(value => keywordAtom(state, criterion.index.name, value))
-      if (!criterion.all) return union(sets)
+      if (!criterion.all) return union(state, sets)
       // `@>` of no values: every document with a list.
       if (sets.length === 0) return scan(state, doc => held?.get(doc) !== null)
-      return sets.reduce((all, set) => all.and(set), sets[0].clone())
+      return sets.reduce((all, set) => all.and(set), sets[0].temporaryClone())
     }
     case 'flag': {
       const held = state.column(criterion.index.name)
@@ -82,11 +84,11 @@ function keywordAtom (state: ResidentState, name: string, value: string): Bits {
   }, state.live)
 }
 
-const union = (sets: Bits[]): Bits => sets.reduce((all, set) => all.or(set), new Bits())
+const union = (state: ResidentState, sets: Bits[]): Bits => sets.reduce((all, set) => all.or(set), Bits.temporary(state.live.capacity))
 
 /** Every live document that passes `test`: a scan, not kept (a range is rarely asked twice). */
 function scan (state: ResidentState, test: (doc: number) => boolean): Bits {
-  const set = new Bits(state.live.capacity)
+  const set = Bits.temporary(state.live.capacity)
   state.live.forEach(doc => { if (test(doc)) set.add(doc) })
   return set
 }
@@ -117,19 +119,42 @@ function heldValue (index: IndexDefinition, value: Scalar): string | number | bo
   return String(value)
 }
 
+/**
+ * What a document must pass to be at or after the first place a match of
+ * `query` can hold in the order of `index` (`descending` or ascending),
+ * when the query bounds that index's own values by a range (a date range
+ * sorted by that date): its low end ascending, its high end descending;
+ * nulls, last either way, pass. Null when no range bounds it.
+ */
+export function rangeStart (state: ResidentState, query: Query, index: IndexDefinition, descending: boolean): ((doc: number) => boolean) | null {
+  const held = state.column(index.name)
+  if (held?.within === undefined) return null
+  for (const criterion of query.criteria) {
+    if (criterion.kind !== 'range' || criterion.index.name !== index.name) continue
+    const end = descending ? criterion.max : criterion.min
+    const bound = end === undefined ? undefined : heldValue(index, end)
+    if (typeof bound !== 'number') continue
+    return doc => {
+      const value = held.get(doc) as number | null
+      return value === null || (descending ? value <= bound : value >= bound)
+    }
+  }
+  return null
+}
+
 function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]): Bits | null {
   const held = state.column(index.name)
   if (held === undefined) return null
   // One uid is one document: no filter to read and keep.
   if (index.name === 'UID') {
-    const set = new Bits(state.live.capacity)
+    const set = Bits.temporary(state.live.capacity)
     for (const value of values) {
       const doc = state.docNumber(String(value).toLowerCase())
       if (doc !== undefined) set.add(doc)
     }
     return set
   }
-  return union(values.map(value => {
+  return union(state, values.map(value => {
     const wanted = heldValue(index, value)
     return state.atoms.get({ key: `eq\u0000${index.name}\u0000${String(wanted)}`, columns: [index.name], test: doc => held.get(doc) === wanted }, state.live)
   }))
@@ -141,7 +166,19 @@ function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?
   const low = min === undefined ? undefined : heldValue(index, min)
   const high = max === undefined ? undefined : heldValue(index, max)
   if (held.within !== undefined && typeof (low ?? 0) === 'number' && typeof (high ?? 0) === 'number') {
-    return held.within(state.live, low as number | undefined, high as number | undefined)
+    const order = state.orders.get(index.name)
+    if (order === undefined) return held.within(state.live, low as number | undefined, high as number | undefined)
+    // The documents of the range lie together in the column's order: found by two searches, not a test of every document.
+    const set = Bits.temporary(state.live.capacity)
+    const valueOf = (doc: number): number | null => held.get(doc) as number | null
+    order.between(doc => {
+      const value = valueOf(doc)
+      return value === null || low === undefined || value >= (low as number)
+    }, doc => {
+      const value = valueOf(doc)
+      return value === null || (high !== undefined && value > (high as number))
+    }, doc => { set.add(doc) })
+    return set
   }
   const order = (a: string | number | boolean, b: string | number | boolean): number =>
     typeof a === 'string' && typeof b === 'string' ? compareText(a, b) : Number(a) - Number(b)

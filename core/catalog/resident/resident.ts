@@ -6,12 +6,11 @@ import type { Query } from '../../query/model.js'
 import { RecencyMap } from '../../recency.js'
 import type { IndexDefinition } from '../indexes.js'
 import { renderTsquery } from '../tsquery.js'
-import type { Bits } from './bits.js'
-import { matchesOf } from './evaluate.js'
+import { Bits } from './bits.js'
+import { matchesOf, rangeStart } from './evaluate.js'
 import { dropOldTombstones, ResidentFeed, TOMBSTONE_HOURS } from './feed.js'
 import { timeSlicer } from './slicer.js'
 import { ResidentState } from './state.js'
-import type { SortedOrder } from './sorted-order.js'
 
 /** A page as the resident catalogue answers it: the uids in order, how many match in all, and until when (ms) that holds without a write. */
 export interface ResidentPage { total: number, uids: string[], until: number }
@@ -188,47 +187,58 @@ export class ResidentCatalog {
     if (!ranked && keys.length > 1) return null
     const orderIndex = keys.length === 1 && !ranked ? keys[0].index : null
     if (orderIndex !== null && !state.sortable(orderIndex)) return null
-    const matches = await this.matchesInSlices(state, query, now)
-    if (matches === null) return null
-    const count = matches.count()
-    const uidsOf = (docs: number[]): string[] => docs.map(doc => state.uidOf(doc))
+    // Unsorted results come in the catalogue's order: creation, then uid (the `created` order's tie-break).
+    const order = state.orders.get(ranked ? 'created' : orderIndex?.name ?? 'created')
+    if (order === undefined) return null
+    const found = await this.withMatches(state, query, now, matches => {
+      const count = matches.count()
+      // Ranked: the most recent candidates, newest first, and as many more as the page reaches.
+      if (ranked) return { count, docs: order.flat('reversed').page(matches, count, 0, Math.max(this.options.rankedCandidates, start + limit)) }
+      const descending = orderIndex !== null && query.descending
+      const flat = order.flat(descending ? 'descending' : 'ascending')
+      const bound = orderIndex === null ? null : rangeStart(state, query, orderIndex, descending)
+      return { count, docs: flat.page(matches, count, start, limit, bound === null ? 0 : flat.firstPlace(bound)) }
+    })
+    if (found === null) return null
     // Results kept until the next write, or the next moment an object becomes effective or expires (the filter's).
     const until = query.showInactive ? Infinity : Math.floor(state.activity.holdsUntil / 1000)
-    if (ranked) return { total: count, uids: await this.rankedPage(state, matches, count, tsquery, start, limit), until }
-    // Unsorted results come in the catalogue's order: creation, then uid (the `created` order's tie-break).
-    const order = state.orders.get(orderIndex?.name ?? 'created')
-    if (order === undefined) return null
-    const flat = order.flat(orderIndex !== null && query.descending ? 'descending' : 'ascending')
-    return { total: count, uids: uidsOf(flat.page(matches, count, start, limit)), until }
+    const uids = ranked ? await this.rankedPage(state, found.docs, tsquery, start, limit) : found.docs.map(doc => state.uidOf(doc))
+    return { total: found.count, uids, until }
   }
 
   /**
-   * matchesOf, with the pairs of common adjacent words its phrases would
-   * read document by document read first, in slices between which the
-   * process answers other requests (at a million documents such a read held
-   * the event loop 50–150 ms, and every request of the process with it).
-   * Null when the catalogue was loaded again meanwhile (a state of its own).
+   * What `use` makes of the documents a query matches (matchesOf), with the
+   * sets of the evaluation handed back as it returns (Bits.scoped: `use`
+   * must keep none of them); the pairs of common adjacent words its phrases
+   * would read document by document are read first, in slices between which
+   * the process answers other requests (at a million documents such a read
+   * held the event loop 50–150 ms, and every request of the process with it).
+   * Null when a criterion is left to PostgreSQL, or when the catalogue was
+   * loaded again meanwhile (a state of its own).
    */
-  private async matchesInSlices (state: ResidentState, query: Query, now: Date): Promise<Bits | null> {
+  private async withMatches<T> (state: ResidentState, query: Query, now: Date, use: (matches: Bits) => T): Promise<T | null> {
+    const evaluated = (read?: ReadonlyMap<number, Bits>): T | null => Bits.scoped(() => {
+      const matches = matchesOf(state, query, now, read)
+      return matches === null ? null : use(matches)
+    })
     const toRead = query.criteria.flatMap(criterion => criterion.kind === 'fullText' ? state.text.pairsToRead(criterion.text) : [])
-    if (toRead.length === 0) return matchesOf(state, query, now)
+    if (toRead.length === 0) return evaluated()
     const reading = await state.text.readPairs(toRead, timeSlicer(SLICE_MS))
     if (state !== this.state || !this.ready) {
       reading.abandon()
       return null
     }
     // Settled and used in one go: nothing changes the index in between.
-    return matchesOf(state, query, now, reading.settle())
+    return evaluated(reading.settle())
   }
 
   /**
-   * A page ordered by relevance, as CatalogSearch.rankedPage orders it: the
-   * most recent `rankedCandidates` matches ranked by PostgreSQL (best first,
-   * then oldest, then by uid), then the further matches newest first.
+   * A page ordered by relevance, as CatalogSearch.rankedPage orders it: of
+   * the matches, newest first (`recent`), the first `rankedCandidates`
+   * ranked by PostgreSQL (best first, then oldest, then by uid), then the
+   * further matches newest first.
    */
-  private async rankedPage (state: ResidentState, matches: Bits, count: number, tsquery: string, start: number, limit: number): Promise<string[]> {
-    const created = state.orders.get('created') as SortedOrder
-    const recent = created.flat('reversed').page(matches, count, 0, Math.max(this.options.rankedCandidates, start + limit))
+  private async rankedPage (state: ResidentState, recent: number[], tsquery: string, start: number, limit: number): Promise<string[]> {
     const candidateDocs = recent.slice(0, this.options.rankedCandidates)
     const candidates = candidateDocs.map(doc => state.uidOf(doc))
     const ranks = await this.ranksOf(state, candidateDocs, tsquery)
