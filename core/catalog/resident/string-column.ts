@@ -1,5 +1,5 @@
 import type { IndexDefinition } from '../indexes.js'
-import type { Column } from './columns.js'
+import type { Column } from './column.js'
 import { compareText } from './text-order.js'
 
 /** Distinct values (strings, lists) a column keeps once; unique ones (ids, paths, titles) gain nothing from it. */
