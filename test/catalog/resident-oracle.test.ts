@@ -37,6 +37,8 @@ const tokens: Record<string, string | undefined> = {
   admin: await resident.tokenFor('admin')
 }
 const writers = ['olga', 'paul', 'admin']
+/** Bounds of text ranges: before, among and after the titles and ids, a prefix of a state, letters beyond ASCII. */
+const TEXT_BOUNDS = ['', 'a', 'alpha', 'f', 'p', 'plone', 'priv', 'published', 'q', 'z', 'é', '\u{1f600}']
 const WORDS = ['plone', 'fastify', 'solr', 'volto', 'react', 'python', 'node', 'search', 'catalog', 'index', 'query', 'page', 'alpha', 'alphabet', 'alpine', '2024', '7']
 const SUBJECTS = ['Web', 'Python', 'JS', 'Ops', 'Data']
 const TITLES = ['Keynote', 'Plone 6', 'plone 6', 'Zope', 'Ärger', 'a b', 'ab', 'Talk 10', 'Talk 2', '\uE000 private', '😀 emoji', '']
@@ -99,6 +101,12 @@ function randomQuery (): string {
   if (roll() < 0.2) {
     const [a, b] = [pick(DATES), pick(DATES)].sort()
     params.append('effective.query', a); params.append('effective.query', b); params.set('effective.range', pick(['min:max', 'min', 'max']))
+  }
+  if (roll() < 0.1) {
+    // A range of text, in code-point order (the C collation): two binary searches in the index's order here.
+    const index = pick(['sortable_title', 'id', 'review_state'])
+    const [a, b] = [pick(TEXT_BOUNDS), pick(TEXT_BOUNDS)]
+    params.append(`${index}.query`, a); params.append(`${index}.query`, b); params.set(`${index}.range`, pick(['min:max', 'min', 'max']))
   }
   if (roll() < 0.1) params.set('portal_type', pick(['talk', 'Folder']))
   if (roll() < 0.1) params.set('is_folderish', pick(['true', 'false']))

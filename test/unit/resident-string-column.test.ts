@@ -34,7 +34,7 @@ const DOCS = 6
 const step = fc.tuple(fc.nat({ max: DOCS - 1 }), value, fc.boolean())
 const sign = (n: number): number => Math.sign(n)
 
-t.test('values, order, equality and holds agree with plain strings, through sets, clears and compactions, values shared or not', async t => {
+t.test('values, order (between documents, and against a value), equality and holds agree with plain strings, through sets, clears and compactions, values shared or not', async t => {
   const index = coreIndexes.find(i => i.kind === 'field')!
   fc.assert(fc.property(fc.array(step, { maxLength: 80 }), fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 4 }), (steps, leastGarbage, mostShared) => {
     const column = new StringColumn(index, 'x', { leastGarbage, mostShared })
@@ -47,6 +47,9 @@ t.test('values, order, equality and holds agree with plain strings, through sets
         for (let b = 0; b < DOCS; b++) {
           if (sign(column.compare(a, b)) !== sign(order(oracle[a], oracle[b]))) throw new Error(`compare(${JSON.stringify(oracle[a])}, ${JSON.stringify(oracle[b])}) is ${column.compare(a, b)}`)
           if (column.same(a, b) !== (oracle[a] === oracle[b])) throw new Error(`same(${JSON.stringify(oracle[a])}, ${JSON.stringify(oracle[b])}) is ${String(column.same(a, b))}`)
+        }
+        for (const other of corpus) {
+          if (sign(column.compareTo(a, other)) !== sign(order(oracle[a], other))) throw new Error(`compareTo(${JSON.stringify(oracle[a])}, ${JSON.stringify(other)}) is ${column.compareTo(a, other)}`)
         }
         for (const other of [...corpus, null, ...oracle]) {
           if (column.holds(a, other) !== (oracle[a] === other)) throw new Error(`doc ${a} holding ${JSON.stringify(oracle[a])}: holds(${JSON.stringify(other)}) is ${String(column.holds(a, other))}`)

@@ -27,6 +27,8 @@ export interface Column {
   byteSize: () => number
   /** The documents holding `value` in their list, when the column keeps them by value (keyword columns): a filter is then read without a scan. */
   docsWith?: (value: string) => readonly number[]
+  /** The order of the document's value against `value` (negative: before it), a missing value after every value: for the bounds of a range in the column's sorted order. */
+  compareTo?: (doc: number, value: string | number | boolean) => number
   /** The live documents whose number lies within the bounds (numeric columns): one pass over a typed array. */
   within?: (live: Bits, low: number | undefined, high: number | undefined) => Bits
 }

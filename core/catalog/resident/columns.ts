@@ -44,6 +44,13 @@ class NumberColumn implements Column {
     return x < y ? -1 : x > y ? 1 : 0
   }
 
+  compareTo (doc: number, value: string | number | boolean): number {
+    const x = this.values[doc]
+    const y = Number(value)
+    if (Number.isNaN(x) || x === undefined) return 1
+    return x < y ? -1 : x > y ? 1 : 0
+  }
+
   same (a: number, b: number): boolean {
     const x = this.values[a]
     const y = this.values[b]

@@ -165,27 +165,28 @@ function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?
   if (held === undefined || (index.kind === 'field' && !state.sortsText)) return null
   const low = min === undefined ? undefined : heldValue(index, min)
   const high = max === undefined ? undefined : heldValue(index, max)
-  if (held.within !== undefined && typeof (low ?? 0) === 'number' && typeof (high ?? 0) === 'number') {
-    const order = state.orders.get(index.name)
-    if (order === undefined) return held.within(state.live, low as number | undefined, high as number | undefined)
+  // A bound that is not a number matches no number (as `value >= NaN` is false).
+  if (Number.isNaN(low) || Number.isNaN(high)) return Bits.temporary(0)
+  const order = state.orders.get(index.name)
+  const compareTo = held.compareTo
+  if (order !== undefined && compareTo !== undefined) {
     // The documents of the range lie together in the column's order: found by two searches, not a test of every document.
     const set = Bits.temporary(state.live.capacity)
-    const valueOf = (doc: number): number | null => held.get(doc) as number | null
-    order.between(doc => {
-      const value = valueOf(doc)
-      return value === null || low === undefined || value >= (low as number)
-    }, doc => {
-      const value = valueOf(doc)
-      return value === null || (high !== undefined && value > (high as number))
-    }, doc => { set.add(doc) })
+    order.between(
+      doc => held.isNull(doc) || low === undefined || compareTo.call(held, doc, low) >= 0,
+      doc => held.isNull(doc) || (high !== undefined && compareTo.call(held, doc, high) > 0),
+      doc => { set.add(doc) })
     return set
   }
-  const order = (a: string | number | boolean, b: string | number | boolean): number =>
+  if (held.within !== undefined && typeof (low ?? 0) === 'number' && typeof (high ?? 0) === 'number') {
+    return held.within(state.live, low as number | undefined, high as number | undefined)
+  }
+  const compareScalars = (a: string | number | boolean, b: string | number | boolean): number =>
     typeof a === 'string' && typeof b === 'string' ? compareText(a, b) : Number(a) - Number(b)
   return scan(state, doc => {
     const value = held.get(doc)
     if (value === null || Array.isArray(value)) return false
     const scalar = value as string | number | boolean
-    return (low === undefined || order(scalar, low) >= 0) && (high === undefined || order(scalar, high) <= 0)
+    return (low === undefined || compareScalars(scalar, low) >= 0) && (high === undefined || compareScalars(scalar, high) <= 0)
   })
 }

@@ -134,6 +134,21 @@ export class StringColumn implements Column {
 
   same (a: number, b: number): boolean { return this.compare(a, b) === 0 }
 
+  compareTo (doc: number, value: string | number | boolean): number {
+    const length = this.lengthOf(doc)
+    if (length === NULL) return 1
+    const text = String(value)
+    if (length === IRREGULAR || !text.isWellFormed()) return compareText(this.get(doc) as string, text)
+    const probe = this.encoded(text)
+    const { bytes } = this
+    const start = this.starts[doc]
+    for (let i = 0, n = Math.min(length, probe.length); i < n; i++) {
+      const difference = bytes[start + i] - probe[i]
+      if (difference !== 0) return difference
+    }
+    return length - probe.length
+  }
+
   byteSize (): number {
     return this.bytes.byteLength + this.starts.byteLength + this.lengths.byteLength + this.shared.size * 120 + this.irregular.size * 64
   }
