@@ -156,7 +156,9 @@ function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]):
   }
   return union(state, values.map(value => {
     const wanted = heldValue(index, value)
-    return state.atoms.get({ key: `eq\u0000${index.name}\u0000${String(wanted)}`, columns: [index.name], test: doc => held.get(doc) === wanted }, state.live)
+    // Text is compared where the column keeps it (as bytes: no string made a document).
+    const test = typeof wanted === 'string' ? (doc: number) => held.holds(doc, wanted) : (doc: number) => held.get(doc) === wanted
+    return state.atoms.get({ key: `eq\u0000${index.name}\u0000${String(wanted)}`, columns: [index.name], test }, state.live)
   }))
 }
 

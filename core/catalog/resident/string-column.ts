@@ -46,8 +46,10 @@ export class StringColumn implements Column {
   private sharedBytes = 0
   private readonly sharedAt = new Map<number, string>()
   private readonly irregular = new Map<number, string>()
-  /** A query's value encoded, to compare with the arena without decoding it. */
+  /** A query's value encoded, to compare with the arena without decoding it; `probeText` the text it holds, so that a test of every document encodes it once. */
   private probe = new Uint8Array(256)
+  private probeText: string | null = null
+  private probeLength = 0
 
   /**
    * `limits` (a test lowers them): the bytes of replaced values below which
@@ -94,9 +96,8 @@ export class StringColumn implements Column {
     if (length === IRREGULAR || !text.isWellFormed()) return this.irregular.get(doc) === text
     // A UTF-16 unit is one to three bytes.
     if (length === NULL || text.length > length || text.length * 3 < length) return false
-    const probe = this.encoded(text)
-    if (probe.length !== length) return false
-    const { bytes } = this
+    if (this.encode(text) !== length) return false
+    const { bytes, probe } = this
     const start = this.starts[doc]
     for (let i = 0; i < length; i++) if (bytes[start + i] !== probe[i]) return false
     return true
@@ -139,14 +140,14 @@ export class StringColumn implements Column {
     if (length === NULL) return 1
     const text = String(value)
     if (length === IRREGULAR || !text.isWellFormed()) return compareText(this.get(doc) as string, text)
-    const probe = this.encoded(text)
-    const { bytes } = this
+    const probeLength = this.encode(text)
+    const { bytes, probe } = this
     const start = this.starts[doc]
-    for (let i = 0, n = Math.min(length, probe.length); i < n; i++) {
+    for (let i = 0, n = Math.min(length, probeLength); i < n; i++) {
       const difference = bytes[start + i] - probe[i]
       if (difference !== 0) return difference
     }
-    return length - probe.length
+    return length - probeLength
   }
 
   byteSize (): number {
@@ -184,9 +185,14 @@ export class StringColumn implements Column {
     return written
   }
 
-  private encoded (text: string): Uint8Array {
-    if (text.length * 3 > this.probe.length) this.probe = new Uint8Array(text.length * 3)
-    return this.probe.subarray(0, encoder.encodeInto(text, this.probe).written)
+  /** Puts `text`'s UTF-8 bytes in `probe` (unless they are there already) and answers how many. */
+  private encode (text: string): number {
+    if (text !== this.probeText) {
+      if (text.length * 3 > this.probe.length) this.probe = new Uint8Array(text.length * 3)
+      this.probeLength = encoder.encodeInto(text, this.probe).written
+      this.probeText = text
+    }
+    return this.probeLength
   }
 
   /** Lays the arena again with the values held: the shared ones where they are, then each document's own. */
