@@ -3,6 +3,7 @@ import { pathLevels } from '../../query/path-levels.js'
 import type { Scalar } from '../../query/index-kinds.js'
 import type { IndexDefinition } from '../indexes.js'
 import { Bits } from './bits.js'
+import type { Column } from './column.js'
 import { compareText } from './text-order.js'
 import type { ResidentState } from './state.js'
 
@@ -45,7 +46,7 @@ function accessOf (state: ResidentState, access: Access, now: Date): Bits {
   const creator = state.column('Creator')
   const owner = access.showInactiveOf
   const othersInactive = Bits.temporary(inactive.capacity)
-  inactive.forEach(doc => { if (creator?.get(doc) !== owner) othersInactive.add(doc) })
+  inactive.forEach(doc => { if (creator?.holds(doc, owner) !== true) othersInactive.add(doc) })
   return permitted.andNot(othersInactive)
 }
 
@@ -128,18 +129,20 @@ function heldValue (index: IndexDefinition, value: Scalar): string | number | bo
  */
 export function rangeStart (state: ResidentState, query: Query, index: IndexDefinition, descending: boolean): ((doc: number) => boolean) | null {
   const held = state.column(index.name)
-  if (held?.within === undefined) return null
+  if (held?.compareTo === undefined) return null
   for (const criterion of query.criteria) {
     if (criterion.kind !== 'range' || criterion.index.name !== index.name) continue
     const end = descending ? criterion.max : criterion.min
     const bound = end === undefined ? undefined : heldValue(index, end)
-    if (typeof bound !== 'number') continue
-    return doc => {
-      const value = held.get(doc) as number | null
-      return value === null || (descending ? value <= bound : value >= bound)
-    }
+    if (bound !== undefined && !Number.isNaN(bound)) return atOrPast(held, bound, descending)
   }
   return null
+}
+
+/** Whether a document's value is at or past `bound` along the column's order, ascending or descending (nulls, last either way, pass). */
+function atOrPast (held: Column, bound: string | number | boolean, descending: boolean): (doc: number) => boolean {
+  const compareTo = held.compareTo as NonNullable<Column['compareTo']>
+  return doc => held.isNull(doc) || (descending ? compareTo.call(held, doc, bound) <= 0 : compareTo.call(held, doc, bound) >= 0)
 }
 
 function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]): Bits | null {
@@ -175,7 +178,7 @@ function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?
     // The documents of the range lie together in the column's order: found by two searches, not a test of every document.
     const set = Bits.temporary(state.live.capacity)
     order.between(
-      doc => held.isNull(doc) || low === undefined || compareTo.call(held, doc, low) >= 0,
+      low === undefined ? () => true : atOrPast(held, low, false),
       doc => held.isNull(doc) || (high !== undefined && compareTo.call(held, doc, high) > 0),
       doc => { set.add(doc) })
     return set

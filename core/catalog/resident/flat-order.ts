@@ -115,18 +115,7 @@ export class FlatOrder {
    * they take no part in the search; patches are few, so a skip is short.
    */
   private placeFor (doc: number): number {
-    const { docAt, before } = this
-    let low = 0
-    let high = docAt.length
-    // Laid documents before `low` that are not removed come before doc; those from `high` on come after it.
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      let probe = middle
-      while (probe < high && this.voidAt(probe)) probe++
-      if (probe < high && before(docAt[probe], doc) < 0) low = probe + 1
-      else high = middle
-    }
-    return this.unremovedFrom(low)
+    return this.unremovedFrom(this.firstPlace(other => this.before(other, doc) >= 0))
   }
 
   /** The first place from `place` on whose document is not removed (the length of `docAt` when none is). */
@@ -208,16 +197,18 @@ export class FlatOrder {
    * The first place from which on `passes` may hold, as the direction lays
    * the documents: the laid documents before it that were not removed fail
    * it. `passes` must fail, then hold, along the direction (a bound on the
-   * order's own value; nulls, last, passing). A binary search that skips the
-   * void places, as `placeFor`.
+   * order's own value; nulls, last, passing; or, for `placeFor`, coming
+   * after a document). A binary search that skips the void places.
    */
   firstPlace (passes: (doc: number) => boolean): number {
     const { docAt } = this
     let low = 0
     let high = docAt.length
+    // Laid documents before `low` that are not removed fail; those from `high` on pass.
     while (low < high) {
       const middle = (low + high) >>> 1
-      const probe = this.unremovedFrom(middle)
+      let probe = middle
+      while (probe < high && this.voidAt(probe)) probe++
       if (probe < high && !passes(docAt[probe])) low = probe + 1
       else high = middle
     }

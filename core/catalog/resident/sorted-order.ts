@@ -1,3 +1,5 @@
+// Over 350 lines on purpose: one structure, its changes and its walks in every direction (ascending,
+// descending by groups, a range between two bounds) share the chunks' invariants; the flat layout is its own file.
 import { directionOrder, FlatOrder, patchLimit, type Direction } from './flat-order.js'
 
 /**
