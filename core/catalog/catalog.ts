@@ -3,6 +3,7 @@ import { searchableWords } from './folding.js'
 import { INDEX_KINDS } from '../query/index-kinds.js'
 import type { IndexableObject, IndexDefinition } from './indexes.js'
 import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
+import { blocksText } from '../content/blocks.js'
 import { htmlToText } from '../content/richtext.js'
 import { Pacer, runsOf } from '../pacing.js'
 
@@ -194,7 +195,8 @@ function same (a: unknown, b: unknown): boolean {
  * weights it, and Solr receives it as `SearchableText` (it folds words itself).
  */
 export function searchableText (type: ContentType, data: Record<string, unknown>): { title: string, rest: string } {
-  const rest = type.searchableFields.filter(name => name !== 'title').map(name => textOf(data[name]))
+  const rest = type.searchableFields.filter(name => name !== 'title')
+    .map(name => type.fields.get(name)?.kind === 'blocks' ? blocksText(data[name]) : textOf(data[name]))
   return { title: textOf(data.title), rest: rest.filter(Boolean).join(' ') }
 }
 

@@ -95,5 +95,6 @@ export const coreIndexes: IndexDefinition[] = [
   base('object_provides', 'keyword', o => [`type:${o.portal_type}`], { metadata: false }),
   base('Language', 'field', () => 'en'),
   base('getIcon', 'field', () => null, { indexed: false }),
-  base('getRemoteUrl', 'field', () => null, { indexed: false })
+  // A Link's target (its `remoteUrl`), which Volto's listings link a Link to, as Plone's catalogue keeps it.
+  base('getRemoteUrl', 'field', o => typeof o.data.remoteUrl === 'string' ? o.data.remoteUrl : null, { indexed: false })
 ]

@@ -26,14 +26,14 @@ export interface FieldAnnotations {
   vocabulary?: string
   /** Named vocabulary of suggestions for a free value (tags: `plone.app.vocabularies.Keywords`). */
   suggestions?: string
-  /** Rich text (HTML, sanitised) or an image: values with their own wire form. */
-  kind?: 'richtext' | 'image'
+  /** Rich text (HTML, sanitised), an image, Volto's blocks and their layout (core/content/blocks.ts): values with their own rules. */
+  kind?: 'richtext' | 'image' | 'blocks' | 'blocks_layout'
   /** For rich text: most characters of text (markup not counted). */
   maxTextLength?: number
 }
 
 /** The JSON Schema keywords the service reads from a field. */
-interface SchemaKeywords { type?: string, format?: string, pattern?: string }
+interface SchemaKeywords { type?: string, format?: string, pattern?: string, default?: unknown }
 
 export type Field = TSchema & FieldAnnotations & SchemaKeywords
 
@@ -45,6 +45,8 @@ export interface Behavior {
   name: string
   schema: TObject
   invariants?: Invariant[]
+  /** The fieldset of `@types` its fields go in, when Plone names it otherwise than by the behavior (`volto.blocks`: `layout`). */
+  fieldset?: { id: string, title: string }
 }
 
 export interface VocabularyTerm { token: string, title: string | null }

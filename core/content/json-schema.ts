@@ -8,6 +8,8 @@ const INTERNAL = new Set(['index', 'indexName', 'metadata', 'searchable', 'kind'
 function factoryOf (field: Field): { factory: string, widget?: string, type?: string } {
   if (field.kind === 'richtext') return { type: 'string', factory: 'Rich Text', widget: 'richtext' }
   if (field.kind === 'image') return { factory: 'Image' }
+  // As plone.restapi describes its JSONField (Volto edits a type whose schema has `blocks` with its blocks editor).
+  if (field.kind === 'blocks' || field.kind === 'blocks_layout') return { type: 'dict', factory: 'JSONField', widget: 'json' }
   if (field.vocabulary !== undefined) return { factory: field.type === 'array' ? 'Multiple Choice' : 'Choice' }
   if (field.format === 'date-time') return { factory: 'Date/Time', widget: 'datetime' }
   if (field.format === 'email') return { factory: 'Email', widget: 'email' }
@@ -37,6 +39,8 @@ export async function typeSchema (type: ContentType, baseUrl: string, vocabulari
     const schema = clean(field as unknown as Record<string, unknown>)
     // Rich text is a string on the wire as Plone declares it (the object form is accepted too).
     if (field.kind === 'richtext') delete schema.anyOf
+    // Blocks are JSON to a client (a dict): their shape is the blocks' own business.
+    if (field.kind === 'blocks' || field.kind === 'blocks_layout') for (const key of ['patternProperties', 'properties', 'required']) delete schema[key]
     const property: Record<string, unknown> = { description: '', ...schema, ...factoryOf(field), behavior: behaviorOf.get(name) ?? type.name }
     if (field.vocabulary !== undefined) {
       property.vocabulary = { '@id': `${baseUrl}/@vocabularies/${field.vocabulary}` }
@@ -54,7 +58,7 @@ export async function typeSchema (type: ContentType, baseUrl: string, vocabulari
   const basic = ['title', 'description'].filter(name => type.fields.has(name))
   const fieldsets = [
     { id: 'default', title: 'Default', behavior: type.name, fields: [...basic, ...Object.keys(type.declaration.schema.properties).filter(name => !basic.includes(name))] },
-    ...type.declaration.behaviors.map(b => ({ id: b.name.replace(/\W/g, '_'), title: b.name, behavior: b.name, fields: Object.keys(b.schema.properties).filter(name => !basic.includes(name)) }))
+    ...type.declaration.behaviors.map(b => ({ id: b.fieldset?.id ?? b.name.replace(/\W/g, '_'), title: b.fieldset?.title ?? b.name, behavior: b.name, fields: Object.keys(b.schema.properties).filter(name => !basic.includes(name)) }))
   ].filter(f => f.fields.length > 0)
   return { title: type.title, description: type.declaration.description ?? '', type: 'object', properties, required: [...type.required], fieldsets, layouts: [type.layout] }
 }

@@ -89,7 +89,11 @@ export class Serializer {
 
   private fieldValue (url: string, type: ContentType, name: string, value: unknown): unknown {
     const field = type.fields.get(name)
-    if (value === undefined || value === null) return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
+    if (value === undefined || value === null) {
+      // A field's declared default (blocks: `{}`, their layout: `{items: []}`, which Volto reads without checking), else Plone's empty values.
+      if (field?.default !== undefined) return structuredClone(field.default)
+      return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
+    }
     if (field?.kind === 'image') return { ...(value as object), download: `${url}/@@download/${name}` }
     return value
   }

@@ -4,6 +4,7 @@ import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../er
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
 import { Pacer } from '../pacing.js'
+import { blocksProblem } from './blocks.js'
 import { markupProblem, textLength, toRichText } from './richtext.js'
 
 /**
@@ -94,6 +95,11 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
       errors.push(fieldError(name, `Text is too long: ${length} characters; at most ${field.maxTextLength} are allowed.`))
     }
     return rich
+  }
+  if (field.kind === 'blocks') {
+    const problem = blocksProblem(value as Record<string, unknown>)
+    if (problem !== null) errors.push(fieldError(name, problem))
+    return problem === null ? value : undefined
   }
   if (field.kind === 'image') {
     const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors, ctx.pacer)

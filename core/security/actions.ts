@@ -18,8 +18,8 @@ interface ObjectAction { action: Action, needs: PermissionName[], folderishOnly?
  */
 const OBJECT_ACTIONS: ObjectAction[] = [
   { action: action('view', 'View'), needs: [Permission.View] },
-  // The site root is not edited through this API (PATCH answers 405).
-  { action: action('edit', 'Edit'), needs: [Permission.Modify], notOnRoot: true },
+  // The site root too: its title, description and blocks (Volto's home page).
+  { action: action('edit', 'Edit'), needs: [Permission.Modify] },
   // Plone's "List folder contents": whoever may add or change content in the folder.
   { action: action('folderContents', 'Contents'), needs: [Permission.Add, Permission.Modify], folderishOnly: true },
   // The workflow history (`@history`), shown to those who may review or request review, as `@workflow`'s.

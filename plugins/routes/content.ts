@@ -92,7 +92,6 @@ export default fp(async fastify => {
 
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request, Permission.Modify)
-    if (located.obj.path === '/') throw MethodNotAllowed('The site root is not edited through this API.')
     await fastify.locks.assertWritable(located.obj.uid, lockToken(request), located.lock)
     const ifMatch = request.headers['if-match']
     // Checked against the object as it is now (again on every retry of the store's version

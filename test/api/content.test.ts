@@ -120,13 +120,13 @@ t.test('content API', async t => {
     const intoTalk = await call('POST', path, talkBody(), jane)
     t.equal(intoTalk.statusCode, 405, intoTalk.body)
     t.equal(intoTalk.json().type, 'MethodNotAllowed')
-    const unknown = await call('POST', '/talks', talkBody({ '@type': 'Document' }), jane)
+    const unknown = await call('POST', '/talks', talkBody({ '@type': 'Bookshelf' }), jane)
     t.equal(unknown.statusCode, 403)
-    t.match(unknown.json(), { type: 'Forbidden', message: /Document/ })
+    t.match(unknown.json(), { type: 'Forbidden', message: /Bookshelf/ })
     const missing = await call('POST', '/talks', talkBody({ '@type': undefined }), jane)
     t.equal(missing.statusCode, 400)
     t.match(missing.json(), { type: 'BadRequest', message: /@type/ })
-    for (const body of [talkBody(), talkBody({ '@type': 'Document' }), talkBody({ title: undefined })]) {
+    for (const body of [talkBody(), talkBody({ '@type': 'Bookshelf' }), talkBody({ title: undefined })]) {
       t.equal((await call('POST', '/talks', body)).statusCode, 401, 'anonymous callers log in first, whatever they send')
     }
     const inRoot = await call('POST', '/', talkBody(), jane)

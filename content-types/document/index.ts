@@ -1,0 +1,15 @@
+import Type from 'typebox'
+import { voltoBlocks } from '../../core/content/blocks.js'
+import { defineContentType } from '../../core/content/declaration.js'
+import { dublinCore } from '../../schemas/dublincore.js'
+
+/** Plone's Page: a page of the site, built of Volto's blocks. */
+export default defineContentType({
+  name: 'Document',
+  title: 'Page',
+  description: 'A page of the site, built of blocks.',
+  folderish: false,
+  behaviors: [dublinCore, voltoBlocks],
+  schema: Type.Object({}),
+  layout: 'document_view'
+})

@@ -1,0 +1,16 @@
+import Type from 'typebox'
+import { voltoBlocks } from '../../core/content/blocks.js'
+import { defineContentType } from '../../core/content/declaration.js'
+import { dublinCore } from '../../schemas/dublincore.js'
+import { leadImage } from '../../schemas/lead-image.js'
+
+/** Plone's News Item: a page of blocks with a lead image, listed by its publishing date. */
+export default defineContentType({
+  name: 'News Item',
+  title: 'News Item',
+  description: 'An announcement, with a lead image.',
+  folderish: false,
+  behaviors: [dublinCore, leadImage, voltoBlocks],
+  schema: Type.Object({}),
+  layout: 'newsitem_view'
+})
