@@ -82,7 +82,17 @@ export interface ContentTypeDeclaration {
    * `{Authenticated: ['Contributor']}` lets every logged-in user submit talks.
    */
   container?: ContainerDeclaration
+  /**
+   * For a type whose GET lists the results of a query its object stores
+   * (plone.app.contenttypes' Collection): that query from the object's data,
+   * in `@querystring-search`'s terms. The results are the reader's (their
+   * access in the query), batched by the GET's `b_start` and `b_size`.
+   */
+  storedQuery?: (data: Record<string, unknown>) => StoredQuery
 }
+
+/** A query an object stores, as `@querystring-search` takes it (core/catalog/querystring.ts). */
+export interface StoredQuery { query: unknown, sort_on?: unknown, sort_order?: unknown, limit?: unknown }
 
 export interface ContainerDeclaration {
   id: string

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { Field } from './declaration.js'
+import type { Field, StoredQuery } from './declaration.js'
 import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
@@ -37,6 +37,8 @@ export interface WriteContext {
   imageMaxBytes: number
   /** Paces the checks of one request (a bulk import's items share it): rich text and images are read a field at a time, yielding between. */
   pacer?: Pacer
+  /** Why a query an object stores (its type's `storedQuery`) could not run, as a search would refuse it; null when it runs. */
+  queryProblem?: (stored: StoredQuery) => string | null
 }
 
 const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
@@ -195,6 +197,11 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
   const merged: Record<string, unknown> = { ...ctx.stored, ...values }
   for (const invariant of type.invariants) {
     errors.push(...invariant(merged).filter(e => !errors.some(known => known.field !== undefined && known.field === e.field)))
+  }
+  const { storedQuery } = type.declaration
+  if (storedQuery !== undefined && ctx.queryProblem !== undefined && errors.length === 0) {
+    const problem = ctx.queryProblem(storedQuery(merged))
+    if (problem !== null) errors.push({ message: `The stored query cannot run: ${problem}`, error: 'ValidationError' })
   }
   if (errors.length > 0) throw ValidationFailed(errors)
   return { values, images, ...(id !== undefined ? { id } : {}) }

@@ -51,6 +51,20 @@ export default fp(async fastify => {
     return body
   }
 
+  /**
+   * What a GET of an object that stores a query lists (a Collection, as
+   * plone.restapi serializes it): the reader's results, batched by the GET's
+   * `b_start` and `b_size`; none while the query is empty.
+   */
+  async function storedQueryListing (request: FastifyRequest, reply: FastifyReply, located: Located, searchParams: URLSearchParams): Promise<Record<string, unknown>> {
+    const stored = located.type.declaration.storedQuery!(located.obj.data)
+    if (!Array.isArray(stored.query) || stored.query.length === 0) return { items: [], items_total: 0 }
+    const asked = parseZopeQuery(searchParams)
+    const { items, items_total: total, batching } = await fastify.queryListing(request, reply, located,
+      { ...stored, b_start: asked.b_start, b_size: asked.b_size, metadata_fields: asked.metadata_fields, fullobjects: asked.fullobjects !== undefined }, '')
+    return { items, items_total: total, ...(batching !== undefined ? { batching } : {}) }
+  }
+
   async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const located = await requireContext(content, request)
     const searchParams = queryOf(request.url)
@@ -66,6 +80,8 @@ export default fp(async fastify => {
         fullobjects: query.fullobjects !== undefined
       })
       Object.assign(body, listing)
+    } else if (located.type.declaration.storedQuery !== undefined) {
+      Object.assign(body, await storedQueryListing(request, reply, located, searchParams))
     }
     void reply.header('etag', etagOf(located))
     return body
@@ -151,4 +167,4 @@ export default fp(async fastify => {
       .header('content-disposition', `inline; filename="${filename}"`)
       .send(bytes)
   })
-}, { name: 'content-routes', dependencies: ['components', 'content', 'auth', 'http'] })
+}, { name: 'content-routes', dependencies: ['components', 'content', 'auth', 'http', 'querystring'] })

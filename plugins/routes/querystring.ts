@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { querystringIndexes, querystringQuery, type QuerystringSearchBody } from '../../core/catalog/querystring.js'
+import type { Located } from '../../core/content/rows.js'
 import { urlOf } from '../../core/content/urls.js'
 import { BadRequest } from '../../core/errors.js'
 import { UUID } from '../../core/query/index-kinds.js'
@@ -9,6 +10,13 @@ import { assertTrustworthyJson } from '../../core/security/untrusted-input.js'
 import { requireContext } from '../support/access.js'
 
 const errorResponses = Object.fromEntries([400, 401, 404].map(s => [s, { $ref: 'Error#' }]))
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The results of a query of `@querystring-search`'s body, run in `located` with the caller's access, answered as `@search` answers under `id`. */
+    queryListing: (request: FastifyRequest, reply: FastifyReply, located: Located, body: QuerystringSearchBody, id: string) => Promise<Record<string, unknown>>
+  }
+}
+
 const Listing = Type.Object({ '@id': Type.String(), items: Type.Array(Type.Record(Type.String(), Type.Unknown())), items_total: Type.Integer() }, { additionalProperties: true })
 
 /**
@@ -38,12 +46,18 @@ export default fp(async fastify => {
     path.query = found?.obj.path ?? `/${path.query}`
   }
 
+  /** The results of a query in `@querystring-search`'s terms, run in `located` as `request`'s caller. */
+  async function queryListing (request: FastifyRequest, reply: FastifyReply, located: Located, body: QuerystringSearchBody, id: string): Promise<Record<string, unknown>> {
+    const query = querystringQuery(body, { now: new Date(), userId: request.principal.userId, contextPath: located.obj.path })
+    await resolveUidPath(query)
+    return await fastify.searchListing(request, reply, located, query, id)
+  }
+  fastify.decorate('queryListing', queryListing)
+
   async function querystringSearch (request: FastifyRequest, reply: FastifyReply, body: unknown): Promise<Record<string, unknown>> {
     const located = await requireContext(content, request)
     if (body === null || body === undefined || typeof body !== 'object' || Array.isArray(body)) throw BadRequest('No query supplied')
-    const query = querystringQuery(body as QuerystringSearchBody, { now: new Date(), userId: request.principal.userId, contextPath: located.obj.path })
-    await resolveUidPath(query)
-    return await fastify.searchListing(request, reply, located, query, `${urlOf(request.baseUrl, located.obj.path)}/@querystring-search`)
+    return await queryListing(request, reply, located, body as QuerystringSearchBody, `${urlOf(request.baseUrl, located.obj.path)}/@querystring-search`)
   }
 
   fastify.post('/@querystring-search', {

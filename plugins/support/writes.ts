@@ -2,7 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Located } from '../../core/content/rows.js'
 import { changedFields, type CheckedWrite, type WriteContext } from '../../core/content/validation.js'
 import type { Queryable } from '../../core/db/db.js'
-import { Forbidden } from '../../core/errors.js'
+import { querystringQuery } from '../../core/catalog/querystring.js'
+import type { StoredQuery } from '../../core/content/declaration.js'
+import { ApiError, Forbidden } from '../../core/errors.js'
+import { searchParams } from '../../core/query/search-params.js'
+import { ANONYMOUS } from '../../core/security/roles.js'
 import { can } from '../../core/security/permissions.js'
 
 /**
@@ -21,7 +25,26 @@ export function writeContext (fastify: FastifyInstance, stored: Record<string, u
         if (!memo.has(name)) memo.set(name, tokens(name))
         return await memo.get(name)!
       },
-    imageMaxBytes: fastify.config.IMAGE_MAX_BYTES
+    imageMaxBytes: fastify.config.IMAGE_MAX_BYTES,
+    queryProblem: stored => storedQueryProblem(fastify, stored)
+  }
+}
+
+/**
+ * Why a query an object stores (a Collection's) could not run: translated and
+ * parsed as `@querystring-search` would (not run), so that what its readers
+ * would get as a 400 is refused when it is written.
+ */
+function storedQueryProblem (fastify: FastifyInstance, stored: StoredQuery): string | null {
+  if (!Array.isArray(stored.query) || stored.query.length === 0) return null
+  try {
+    const query = querystringQuery(stored, { now: new Date(), userId: null, contextPath: '/' })
+    const { options } = searchParams(query, { path: '/', sitePath: fastify.config.SITE_PATH, metadataFields: requested => fastify.serializer.metadataFields(requested), defaultFacets: [] })
+    fastify.listings.query({ principal: ANONYMOUS, baseUrl: '', url: '' }, options)
+    return null
+  } catch (err) {
+    if (err instanceof ApiError) return err.message
+    throw err
   }
 }
 
