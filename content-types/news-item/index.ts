@@ -4,12 +4,12 @@ import { defineContentType } from '../../core/content/declaration.js'
 import { dublinCore } from '../../schemas/dublincore.js'
 import { leadImage } from '../../schemas/lead-image.js'
 
-/** Plone's News Item: a page of blocks with a lead image, listed by its publishing date. */
+/** Plone's News Item: a page of blocks with a lead image; folderish, as plone.volto makes it (its images live inside it). */
 export default defineContentType({
   name: 'News Item',
   title: 'News Item',
   description: 'An announcement, with a lead image.',
-  folderish: false,
+  folderish: true,
   behaviors: [dublinCore, leadImage, voltoBlocks],
   schema: Type.Object({}),
   layout: 'newsitem_view'

@@ -55,7 +55,7 @@ t.test('Plone\'s standard types and blocks', async t => {
     const created = await call('POST', '/', { '@type': 'Document', id: 'about', title: 'About us', blocks: PAGE_BLOCKS, blocks_layout: PAGE_LAYOUT }, admin)
     t.equal(created.statusCode, 201, created.body)
     const page = (await call('GET', '/about', undefined, admin)).json()
-    t.match(page, { '@type': 'Document', type_title: 'Page', layout: 'document_view', is_folderish: false })
+    t.match(page, { '@type': 'Document', type_title: 'Page', layout: 'document_view', is_folderish: true, items: [], items_total: 0 })
     t.same(page.blocks, PAGE_BLOCKS)
     t.same(page.blocks_layout, PAGE_LAYOUT)
     t.equal((await call('POST', '/', { '@type': 'Document', id: 'empty', title: 'Empty' }, admin)).statusCode, 201)
@@ -122,6 +122,14 @@ t.test('Plone\'s standard types and blocks', async t => {
     const read = (await call('GET', '/opening', undefined, admin)).json()
     t.match(read, { '@type': 'News Item', layout: 'newsitem_view', image_caption: 'The harbour', image: { width: 3, height: 2, 'content-type': 'image/png', download: 'http://localhost:80/opening/@@download/image' } })
     t.equal((await call('GET', '/opening/@@download/image', undefined, admin)).statusCode, 200)
+
+    const imageItem = await call('POST', '/about', { '@type': 'Image', title: 'harbour.png', image }, admin)
+    t.equal(imageItem.statusCode, 201, 'an Image is uploaded into a page (Volto\'s image block does so)')
+    const imageUrl = String(imageItem.headers.location)
+    t.match(imageUrl, /^http:\/\/localhost:80\/about\//)
+    t.match((await call('GET', new URL(imageUrl).pathname, undefined, admin)).json(), { '@type': 'Image', layout: 'image_view', image: { width: 3, height: 2, download: `${imageUrl}/@@download/image` } })
+    t.match((await call('GET', '/about', undefined, admin)).json(), { items_total: 1, items: [{ '@type': 'Image' }] }, 'the page lists it')
+    t.equal((await call('POST', '/', { '@type': 'Image', title: 'Nothing' }, admin)).statusCode, 400, 'an Image needs its image')
 
     const missing = await call('POST', '/', { '@type': 'Link', title: 'Plone' }, admin)
     t.equal(missing.statusCode, 400)
