@@ -1,3 +1,5 @@
+import { linkTargets } from '../content/links.js'
+import type { Located } from '../content/rows.js'
 import { SUMMARY_METADATA, type Serializer } from '../content/serializer.js'
 import type { Reader } from '../content/summaries.js'
 import type { ContentStore } from '../content/store.js'
@@ -114,11 +116,9 @@ export class Listings {
   private async fullObjects (caller: Caller, uids: string[]): Promise<Array<Record<string, unknown>>> {
     if (uids.length === 0) return []
     const found = await this.o.store.locateMany(uids)
-    return uids.flatMap(uid => {
-      const located = found.get(uid)
-      // Deleted, or changed so that the caller may no longer view it, since the catalogue (or Solr) answered.
-      if (located === undefined || !can(caller.principal, Permission.View, located)) return []
-      return [this.o.serializer.object(caller, located)]
-    })
+    // Deleted, or changed so that the caller may no longer view it, since the catalogue (or Solr) answered.
+    const viewable = uids.map(uid => found.get(uid)).filter((located): located is Located => located !== undefined && can(caller.principal, Permission.View, located))
+    const links = await linkTargets(caller, viewable, async linked => await this.o.store.locateMany(linked))
+    return viewable.map(located => this.o.serializer.object(caller, located, undefined, links))
   }
 }

@@ -2,8 +2,11 @@ import type { ContentRow, Located } from './rows.js'
 import { BadRequest } from '../errors.js'
 import { textOf } from '../query/zope.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
+import { mapBlocks, servedLink } from './links.js'
 import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
+
+const NO_LINKS: ReadonlyMap<string, string> = new Map()
 
 /** The keys every summary has (plone.restapi's default summary). */
 const SUMMARY_COLUMNS: Record<string, string> = {
@@ -87,7 +90,7 @@ export class Serializer {
     return summaryOf(reader, lineage, obj => this.types.get(obj.portal_type), describe)
   }
 
-  private fieldValue (url: string, type: ContentType, name: string, value: unknown): unknown {
+  private fieldValue (url: string, type: ContentType, name: string, value: unknown, links: ReadonlyMap<string, string>): unknown {
     const field = type.fields.get(name)
     if (value === undefined || value === null) {
       // A field's declared default (blocks: `{}`, their layout: `{items: []}`, which Volto reads without checking), else Plone's empty values.
@@ -95,15 +98,18 @@ export class Serializer {
       return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
     }
     if (field?.kind === 'image') return { ...(value as object), download: `${url}/@@download/${name}` }
+    if (field?.kind === 'blocks' && links.size > 0) return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links))
     return value
   }
 
   /**
    * The full object, as `GET <path>` answers (docs/api.md, "Endpoints"), for a
    * reader who may view it; `components` (its `@components`, when the answer
-   * has them) follows its UID, as plone.restapi writes it.
+   * has them) follows its UID, as plone.restapi writes it. `links`: the URLs
+   * of the objects its blocks link by UID that the reader may view
+   * (core/content/links.ts, `linkTargets`); without, links stay by UID.
    */
-  object (reader: Reader, located: Located, components?: Record<string, unknown>): Record<string, unknown> {
+  object (reader: Reader, located: Located, components?: Record<string, unknown>, links: ReadonlyMap<string, string> = NO_LINKS): Record<string, unknown> {
     const { obj, type, lineage } = located
     const url = urlOf(reader.baseUrl, obj.path)
     const result: Record<string, unknown> = { '@id': url, '@type': obj.portal_type, UID: obj.uid }
@@ -123,7 +129,7 @@ export class Serializer {
     addAbsentFeatures(result)
     for (const name of type.fields.keys()) {
       if (name === 'effective' || name === 'expires') continue
-      result[name] = this.fieldValue(url, type, name, obj.data[name])
+      result[name] = this.fieldValue(url, type, name, obj.data[name], links)
     }
     return result
   }

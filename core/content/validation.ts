@@ -37,6 +37,8 @@ export interface WriteContext {
   imageMaxBytes: number
   /** Paces the checks of one request (a bulk import's items share it): rich text and images are read a field at a time, yielding between. */
   pacer?: Pacer
+  /** A page's blocks as they are kept: links to objects of the site by UID (core/content/links.ts). */
+  keepLinks?: (blocks: Record<string, unknown>) => Promise<Record<string, unknown>>
   /** Why a query an object stores (its type's `storedQuery`) could not run, as a search would refuse it; null when it runs. */
   queryProblem?: (stored: StoredQuery) => string | null
 }
@@ -100,8 +102,11 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
   }
   if (field.kind === 'blocks') {
     const problem = blocksProblem(value as Record<string, unknown>)
-    if (problem !== null) errors.push(fieldError(name, problem))
-    return problem === null ? value : undefined
+    if (problem !== null) {
+      errors.push(fieldError(name, problem))
+      return undefined
+    }
+    return ctx.keepLinks === undefined ? value : await ctx.keepLinks(value as Record<string, unknown>)
   }
   if (field.kind === 'image') {
     const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors, ctx.pacer)

@@ -13,6 +13,7 @@ import { checkWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
 import { addressOf, queryOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
+import { linkTargets } from '../../core/content/links.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
 import { can } from '../../core/security/permissions.js'
@@ -41,12 +42,13 @@ const docs = (summary: string, extra: Record<string, unknown> = {}): Record<stri
  */
 export default fp(async fastify => {
   const { content, serializer, contentTypes: types } = fastify
-  const writeContext = (stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): WriteContext => writeContextOf(fastify, stored, mode, q)
+  const writeContext = (request: FastifyRequest, stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable): WriteContext => writeContextOf(fastify, request.baseUrl, stored, mode, q)
 
   /** The object as every answer gives it: its `@components` (expanded as `?expand=` asks), then its fields. */
   async function representation (request: FastifyRequest, located: Located, searchParams = queryOf(request.url)): Promise<Record<string, unknown>> {
     const lock = located.lock !== undefined ? located.lock : await fastify.locks.live(located.obj.uid)
-    const body = serializer.object(request, located, await fastify.components.of(request, located, expandedNames(searchParams)))
+    const links = await linkTargets(request, [located], async uids => await content.locateMany(uids))
+    const body = serializer.object(request, located, await fastify.components.of(request, located, expandedNames(searchParams)), links)
     body.lock = lockInfo(request.baseUrl, lock, request.principal.userId, can(request.principal, Permission.Modify, located))
     return body
   }
@@ -99,7 +101,7 @@ export default fp(async fastify => {
     const type = types.get(typeName)
     if (type === undefined || type === types.siteRoot) throw Forbidden(`Invalid '@type' parameter. No content type with the name '${quote(typeName)}' found.`)
     if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${quote(typeName)}.`)
-    const write = await checkWrite(type, body, writeContext({}, 'create'))
+    const write = await checkWrite(type, body, writeContext(request, {}, 'create'))
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)
     const url = urlOf(request.baseUrl, created.obj.path)
@@ -116,7 +118,7 @@ export default fp(async fastify => {
       if (!can(request.principal, Permission.Modify, current)) {
         throw denied(request, `You lack the permission '${Permission.Modify}' on ${current.obj.path}.`)
       }
-      const write = await checkWrite(current.type, request.body, writeContext(current.obj.data, 'update', tx))
+      const write = await checkWrite(current.type, request.body, writeContext(request, current.obj.data, 'update', tx))
       checkWritePermissions(request, current, write, current.obj.data)
       if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.split(',').map(s => s.trim().replace(/^W\//, '')).includes(etagOf(current))) {
         throw Conflict('The object was changed since you read it (If-Match does not match its ETag).')

@@ -66,7 +66,7 @@ export default fp(async fastify => {
     if (type === undefined || type === types.siteRoot) throw Forbidden(`items/${i}: Invalid '@type' parameter. No content type with the name '${quote(typeName)}' found.`)
     if (!parent.type.allows(type)) throw Forbidden(`items/${i}: Disallowed subobject type: ${quote(typeName)}.`)
     try {
-      const write = await checkWrite(type, body, { ...writeContext(fastify, {}, 'create', undefined, memo), pacer })
+      const write = await checkWrite(type, body, { ...writeContext(fastify, req.baseUrl, {}, 'create', undefined, memo), pacer })
       checkWritePermissions(req, { lineage: parent.lineage, type }, write, {})
       return namesValid ? { type, write, transitions: names as string[] } : null
     } catch (err) {

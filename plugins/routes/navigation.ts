@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { seesInactive } from '../../core/catalog/listing.js'
 import { breadcrumbs, navigation } from '../../core/content/navigation.js'
 import type { Located } from '../../core/content/rows.js'
+import { linkTargets } from '../../core/content/links.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseInteger } from '../../core/query/zope.js'
 import { principalsOf } from '../../core/security/roles.js'
@@ -41,10 +42,13 @@ export default fp(async fastify => {
   })
 
   // The site root is the only navigation root: this service has no language folders.
-  components.serve('navroot', { summary: 'The navigation root of the object (the site root)', tags: ['navigation'] }, async (request, located) => ({
-    '@id': serviceUrl(request, located.obj.path, 'navroot'),
-    navroot: serializer.object(request, await siteRoot())
-  }))
+  components.serve('navroot', { summary: 'The navigation root of the object (the site root)', tags: ['navigation'] }, async (request, located) => {
+    const root = await siteRoot()
+    return {
+      '@id': serviceUrl(request, located.obj.path, 'navroot'),
+      navroot: serializer.object(request, root, undefined, await linkTargets(request, [root], async uids => await content.locateMany(uids)))
+    }
+  })
 
   components.serve('translations', { summary: 'Translations of the object: none, the site has one language', tags: ['navigation'], onlyExpanded: true }, async (request, located) => ({
     '@id': serviceUrl(request, located.obj.path, 'translations'),

@@ -4,17 +4,19 @@ import { changedFields, type CheckedWrite, type WriteContext } from '../../core/
 import type { Queryable } from '../../core/db/db.js'
 import { querystringQuery } from '../../core/catalog/querystring.js'
 import type { StoredQuery } from '../../core/content/declaration.js'
+import { keepLinksByUid } from '../../core/content/links.js'
 import { ApiError, Forbidden } from '../../core/errors.js'
 import { searchParams } from '../../core/query/search-params.js'
 import { ANONYMOUS } from '../../core/security/roles.js'
 import { can } from '../../core/security/permissions.js'
 
 /**
- * What validation (`checkWrite`) reads besides the body; `q`: where the
+ * What validation (`checkWrite`) reads besides the body; `baseUrl`: the
+ * request's, which links to the site's objects start with; `q`: where the
  * write reads the object's current state. With `memo`, each vocabulary is
  * read once (a bulk import checks many bodies against the same terms).
  */
-export function writeContext (fastify: FastifyInstance, stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable, memo?: Map<string, Promise<string[]>>): WriteContext {
+export function writeContext (fastify: FastifyInstance, baseUrl: string, stored: Record<string, unknown>, mode: 'create' | 'update', q?: Queryable, memo?: Map<string, Promise<string[]>>): WriteContext {
   const tokens = async (name: string): Promise<string[]> => await fastify.vocabularies.tokens(name, q)
   return {
     mode,
@@ -26,6 +28,7 @@ export function writeContext (fastify: FastifyInstance, stored: Record<string, u
         return await memo.get(name)!
       },
     imageMaxBytes: fastify.config.IMAGE_MAX_BYTES,
+    keepLinks: async blocks => await keepLinksByUid(q ?? fastify.db, baseUrl, blocks),
     queryProblem: stored => storedQueryProblem(fastify, stored)
   }
 }

@@ -1,0 +1,150 @@
+import type { Queryable } from '../db/db.js'
+import { can } from '../security/permissions.js'
+import { Permission } from '../security/roles.js'
+import type { Located } from './rows.js'
+import type { Reader } from './summaries.js'
+import { urlOf } from './urls.js'
+
+/**
+ * Links inside blocks to objects of the site, kept by UID (plone.restapi's
+ * resolveuid deserializers and serializers): stored as
+ * `../resolveuid/<uid><rest>`, served as the object's URL for a reader who
+ * may view it, so that a move or rename does not break them and a private
+ * object's path reaches nobody who may not see it.
+ */
+
+/** The keys of a block whose values are links (plone.restapi's "smart fields"): a string, or a list of strings or `{"@id": …}`. */
+const LINK_KEYS = ['url', 'href', 'preview_image']
+
+/** A link kept by UID: `../resolveuid/<uid>` (any number of `../`, or none), then what follows the object (a view, a scale). */
+const BY_UID = /^(?:\.\.\/)*resolveuid\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(.*)$/is
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** A copy of a Slate value with each link element's `data.url` mapped. */
+function mapSlate (nodes: unknown, map: (link: string) => string): unknown {
+  if (!Array.isArray(nodes)) return nodes
+  return nodes.map(node => {
+    if (!isObject(node)) return node
+    const mapped: Record<string, unknown> = { ...node }
+    if (node.type === 'link' && isObject(node.data) && typeof node.data.url === 'string') mapped.data = { ...node.data, url: map(node.data.url) }
+    if (Array.isArray(node.children)) mapped.children = mapSlate(node.children, map)
+    return mapped
+  })
+}
+
+/** A copy of one block with its links mapped: its smart fields, a Slate value's links, and the blocks it holds. */
+function mapBlock (block: unknown, map: (link: string) => string): unknown {
+  if (!isObject(block)) return block
+  const mapped: Record<string, unknown> = { ...block }
+  for (const key of LINK_KEYS) {
+    const value = block[key]
+    if (typeof value === 'string') mapped[key] = map(value)
+    else if (Array.isArray(value)) {
+      mapped[key] = value.map(item => typeof item === 'string' ? map(item) : isObject(item) && typeof item['@id'] === 'string' ? { ...item, '@id': map(item['@id']) } : item)
+    }
+  }
+  if (block['@type'] === 'slate' && Array.isArray(block.value)) mapped.value = mapSlate(block.value, map)
+  if (isObject(block.blocks)) mapped.blocks = mapBlocks(block.blocks, map)
+  if (isObject(block.data) && isObject(block.data.blocks)) mapped.data = { ...block.data, blocks: mapBlocks(block.data.blocks, map) }
+  return mapped
+}
+
+/** A copy of a page's blocks with every link `map` gives another form (the original is not changed). */
+export function mapBlocks (blocks: Record<string, unknown>, map: (link: string) => string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(blocks).map(([id, block]) => [id, mapBlock(block, map)]))
+}
+
+/** Every link of a page's blocks. */
+export function linksOf (blocks: Record<string, unknown>): string[] {
+  const links: string[] = []
+  mapBlocks(blocks, link => { links.push(link); return link })
+  return links
+}
+
+/** The UID a link keeps and what follows it, or null for a link that is not by UID. */
+export function byUid (link: string): { uid: string, rest: string } | null {
+  const match = BY_UID.exec(link)
+  return match === null ? null : { uid: match[1].toLowerCase(), rest: match[2] }
+}
+
+/**
+ * The path of the site a link names and what follows the object (a view,
+ * a scale, a fragment), or null for a link elsewhere: an absolute URL under
+ * `baseUrl` or a path from the site root (as Volto writes links, its own
+ * address taken off). What follows is from the first step that names a view
+ * or a service (`@@images/…`, `@@download/…`, `view`), a query or a fragment.
+ */
+export function sitePathOf (link: string, baseUrl: string): { path: string, rest: string } | null {
+  let local: string
+  if (link.startsWith(`${baseUrl}/`) || link === baseUrl) local = link.slice(baseUrl.length) || '/'
+  else if (link.startsWith('/') && !link.startsWith('//')) local = link
+  else return null
+  const cut = local.search(/[?#]|\/(?:@|\+\+|view(?:[/?#]|$))/)
+  const path = (cut < 0 ? local : local.slice(0, cut)).replace(/\/+$/, '') || '/'
+  return { path, rest: cut < 0 ? '' : local.slice(cut) }
+}
+
+/** The link by UID for an object's path, as plone.restapi stores it. */
+const uidLink = (uid: string, rest: string): string => `../resolveuid/${uid}${rest}`
+
+/**
+ * A page's blocks as they are kept: each link to an object of the site (by
+ * its URL under `baseUrl`, or by its path) by that object's UID; links
+ * elsewhere, to nothing, or by UID already, as they are. One read for all.
+ */
+export async function keepLinksByUid (q: Queryable, baseUrl: string, blocks: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const local = new Map<string, { path: string, rest: string }>()
+  for (const link of linksOf(blocks)) {
+    const inSite = sitePathOf(link, baseUrl)
+    if (inSite !== null) local.set(link, inSite)
+  }
+  if (local.size === 0) return blocks
+  const paths = [...new Set([...local.values()].map(l => l.path))]
+  const { rows } = await q.query<{ uid: string, path: string }>('SELECT uid::text AS uid, path FROM content WHERE path = ANY($1)', [paths])
+  const uidAt = new Map(rows.map(row => [row.path, row.uid]))
+  return mapBlocks(blocks, link => {
+    const inSite = local.get(link)
+    const uid = inSite === undefined ? undefined : uidAt.get(inSite.path)
+    return uid === undefined ? link : uidLink(uid, inSite!.rest)
+  })
+}
+
+/** The UIDs the links of these objects' blocks fields keep. */
+function linkedUids (objects: Located[]): string[] {
+  const uids = new Set<string>()
+  for (const { obj, type } of objects) {
+    for (const [name, field] of type.fields) {
+      const blocks = obj.data[name]
+      if (field.kind !== 'blocks' || !isObject(blocks)) continue
+      for (const link of linksOf(blocks)) {
+        const kept = byUid(link)
+        if (kept !== null) uids.add(kept.uid)
+      }
+    }
+  }
+  return [...uids]
+}
+
+/**
+ * The URLs, for this reader, of the objects that the blocks of `objects`
+ * link by UID: those the reader may view (plone.restapi resolves a UID with
+ * the reader's own catalogue search); a link to any other stays by UID,
+ * naming no path. One read for all of them (a page of full objects too).
+ */
+export async function linkTargets (reader: Reader, objects: Located[], locateMany: (uids: string[]) => Promise<Map<string, Located>>): Promise<Map<string, string>> {
+  const uids = linkedUids(objects)
+  const targets = new Map<string, string>()
+  if (uids.length === 0) return targets
+  for (const [uid, target] of await locateMany(uids)) {
+    if (can(reader.principal, Permission.View, target)) targets.set(uid, urlOf(reader.baseUrl, target.obj.path))
+  }
+  return targets
+}
+
+/** A link by UID as a reader gets it: its object's URL when `targets` has it, else as it is kept. */
+export function servedLink (link: string, targets: ReadonlyMap<string, string>): string {
+  const kept = byUid(link)
+  const url = kept === null ? undefined : targets.get(kept.uid)
+  return url === undefined ? link : `${url}${kept!.rest}`
+}
