@@ -2,6 +2,7 @@ import type { ContentRow, Located } from './rows.js'
 import { BadRequest } from '../errors.js'
 import { textOf } from '../query/zope.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
+import { imageValue, imageVersion, type ImageMeta } from './image/scales.js'
 import { mapBlocks, servedLink } from './links.js'
 import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
@@ -90,14 +91,14 @@ export class Serializer {
     return summaryOf(reader, lineage, obj => this.types.get(obj.portal_type), describe)
   }
 
-  private fieldValue (url: string, type: ContentType, name: string, value: unknown, links: ReadonlyMap<string, string>): unknown {
+  private fieldValue (url: string, obj: ContentRow, type: ContentType, name: string, value: unknown, links: ReadonlyMap<string, string>): unknown {
     const field = type.fields.get(name)
     if (value === undefined || value === null) {
       // A field's declared default (blocks: `{}`, their layout: `{items: []}`, which Volto reads without checking), else Plone's empty values.
       if (field?.default !== undefined) return structuredClone(field.default)
       return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
     }
-    if (field?.kind === 'image') return { ...(value as object), download: `${url}/@@download/${name}` }
+    if (field?.kind === 'image') return imageValue(value as ImageMeta, name, imageVersion(obj.uid, obj.modified), `${url}/@@images/`)
     if (field?.kind === 'blocks' && links.size > 0) return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links))
     return value
   }
@@ -129,7 +130,7 @@ export class Serializer {
     addAbsentFeatures(result)
     for (const name of type.fields.keys()) {
       if (name === 'effective' || name === 'expires') continue
-      result[name] = this.fieldValue(url, type, name, obj.data[name], links)
+      result[name] = this.fieldValue(url, obj, type, name, obj.data[name], links)
     }
     return result
   }

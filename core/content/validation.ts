@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Field, StoredQuery } from './declaration.js'
 import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
+import type { ImageMeta } from './image/scales.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
 import { Pacer } from '../pacing.js'
@@ -18,7 +19,6 @@ const READ_ONLY_KEYS = new Set([
 ])
 
 export interface ImageUpload { bytes: Buffer, meta: ImageMeta }
-export interface ImageMeta { filename: string | null, 'content-type': string, size: number, width: number, height: number }
 
 /** A checked write: the values to store (`null` clears) and the binaries to keep apart. */
 export interface CheckedWrite {

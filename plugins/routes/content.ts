@@ -13,6 +13,8 @@ import { checkWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
 import { addressOf, queryOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
+import { KeptScales } from '../../core/content/image/kept-scales.js'
+import { askedScale, imageVersion, type ImageMeta } from '../../core/content/image/scales.js'
 import { linkTargets } from '../../core/content/links.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
@@ -153,6 +155,10 @@ export default fp(async fastify => {
     fastify.route({ ...route, url: '/*', schema })
   }
 
+  /** An image's bytes, shown in the page (its file name, in the characters a header holds safely, for saving it). */
+  const sendImage = (reply: FastifyReply, meta: ImageMeta, field: string, bytes: Buffer): FastifyReply =>
+    reply.type(meta['content-type']).header('content-disposition', `inline; filename="${(meta.filename ?? field).replace(/[^\w.-]/g, '_')}"`).send(bytes)
+
   fastify.get('/@@download/:field', {
     config: { binary: true },
     schema: { summary: 'The bytes of an image field (on any content path)', tags: ['content'], params: Type.Object({ field: Type.String() }) }
@@ -161,12 +167,38 @@ export default fp(async fastify => {
     const { field } = request.params as { field: string }
     // Only a declared image field names stored data: `field` comes from the URL.
     const isImage = located.type.fields.get(field)?.kind === 'image' && Object.hasOwn(located.obj.data, field)
-    const meta = isImage ? located.obj.data[field] as { 'content-type'?: string, filename?: string | null } : undefined
+    const meta = isImage ? located.obj.data[field] as ImageMeta : undefined
     const bytes = meta !== undefined ? await content.image(located.obj.uid, field) : null
     if (bytes === null || meta === undefined) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
-    const filename = (meta.filename ?? field).replace(/[^\w.-]/g, '_')
-    return reply.type(meta['content-type'] ?? 'application/octet-stream')
-      .header('content-disposition', `inline; filename="${filename}"`)
-      .send(bytes)
+    return sendImage(reply, meta, field, bytes)
+  })
+
+  const scales = new KeptScales(fastify.db)
+  /** What a versioned name may be kept for by any cache: the name changes whenever the image does. */
+  const FOR_EVER = 'public, max-age=31536000, immutable'
+
+  fastify.get('/@@images/*', {
+    config: { binary: true },
+    schema: {
+      summary: 'An image field or one of its scales, as Plone 6 names them: <field>, <field>/<scale>, or <field>-<width>-<version>.<ext> (on any content path)',
+      tags: ['content']
+    }
+  }, async (request, reply) => {
+    const located = await requireContext(content, request)
+    const steps = (request.params as { '*': string })['*'].split('/')
+    const version = imageVersion(located.obj.uid, located.obj.modified)
+    // Only declared image fields that hold an image name stored data: the name comes from the URL.
+    for (const [field, declared] of located.type.fields) {
+      const meta = located.obj.data[field] as ImageMeta | undefined
+      if (declared.kind !== 'image' || meta === undefined) continue
+      const asked = askedScale(steps, meta, field, version)
+      if (asked === null) continue
+      const bytes = asked.scale === null ? await content.image(located.obj.uid, field) : await scales.scale(located.obj.uid, field, asked.scale, version, meta)
+      if (bytes === null) break
+      const versioned = steps.length === 1 && steps[0] !== field
+      if (versioned) void reply.header('cache-control', FOR_EVER)
+      return sendImage(reply, meta, field, bytes)
+    }
+    throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
   })
 }, { name: 'content-routes', dependencies: ['components', 'content', 'auth', 'http', 'querystring'] })

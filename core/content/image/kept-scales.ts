@@ -1,0 +1,35 @@
+import type { Queryable } from '../../db/db.js'
+import { OneAtATime } from '../../one-at-a-time.js'
+import { imageVersion, makeScale, type ImageMeta } from './scales.js'
+
+/**
+ * Scales of images, made on first request and kept in `image_scales`
+ * (infra/migrations/016_image_scales.sql) for every process. A crowd asking
+ * for the same new scale at once makes it once in this process: the others
+ * wait for it and read it kept.
+ */
+export class KeptScales {
+  private readonly making = new OneAtATime()
+
+  constructor (private readonly db: Queryable) {}
+
+  /** The bytes of a scale of an image field at this version; null when the object has no such image at this version (deleted or changed meanwhile). */
+  async scale (uid: string, field: string, scale: string, version: string, meta: ImageMeta): Promise<Buffer | null> {
+    return await this.making.run(`${uid}/${field}/${scale}`, async () => {
+      const { rows: [kept] } = await this.db.query<{ bytes: Uint8Array }>(
+        'SELECT bytes FROM image_scales WHERE uid = $1 AND field = $2 AND scale = $3 AND version = $4', [uid, field, scale, version])
+      if (kept !== undefined) return Buffer.from(kept.bytes)
+      // The original as it is now: if it is not this version's (changed since the request read the object), no scale of it is this version's.
+      const { rows: [original] } = await this.db.query<{ bytes: Uint8Array, modified: Date }>(
+        'SELECT b.bytes, c.modified FROM blobs b JOIN content c USING (uid) WHERE b.uid = $1 AND b.field = $2', [uid, field])
+      if (original === undefined || imageVersion(uid, original.modified) !== version) return null
+      const bytes = await makeScale(Buffer.from(original.bytes), meta, scale)
+      // Another process may have made it meanwhile, or an older version be kept: the row ends as this version's.
+      await this.db.query(`INSERT INTO image_scales (uid, field, scale, version, content_type, bytes)
+        SELECT uid, $2, $3, $4, $5, $6 FROM content WHERE uid = $1
+        ON CONFLICT (uid, field, scale) DO UPDATE SET version = EXCLUDED.version, content_type = EXCLUDED.content_type, bytes = EXCLUDED.bytes
+        WHERE image_scales.version <> EXCLUDED.version`, [uid, field, scale, version, meta['content-type'], bytes])
+      return bytes
+    })
+  }
+}
