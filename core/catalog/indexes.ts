@@ -1,4 +1,5 @@
 import { INDEX_KINDS, type IndexKind } from '../query/index-kinds.js'
+import { imageValue, imageVersion, type ImageMeta } from '../content/image/scales.js'
 import { pathDepth, pathParents } from '../content/paths.js'
 import { foldText } from './folding.js'
 
@@ -17,6 +18,8 @@ export interface IndexableObject {
   position: number
   data: Record<string, unknown>
   allowedRolesAndUsers: string[]
+  /** Its type's image fields that hold an image, in declaration order. */
+  imageFields: string[]
 }
 
 /**
@@ -65,6 +68,13 @@ export function sortableTitle (title: unknown): string {
   return text.replace(/\d+/g, n => n.padStart(6, '0')).slice(0, 40 + 30)
 }
 
+/** `image_scales` as Plone keeps it: per image field, a list of its one image's serialization, addresses relative to the object. */
+function imageScales (o: IndexableObject): Record<string, unknown> | null {
+  if (o.imageFields.length === 0) return null
+  const version = imageVersion(o.uid, o.modified)
+  return Object.fromEntries(o.imageFields.map(field => [field, [imageValue(o.data[field] as ImageMeta, field, version, '@@images/')]]))
+}
+
 /**
  * The indexes every object has, whatever its type: the index schema of the
  * original description (docs/search.md, "Query translation") minus the fields that behaviors declare (Title, Description,
@@ -96,5 +106,9 @@ export const coreIndexes: IndexDefinition[] = [
   base('Language', 'field', () => 'en'),
   base('getIcon', 'field', () => null, { indexed: false }),
   // A Link's target (its `remoteUrl`), which Volto's listings link a Link to, as Plone's catalogue keeps it.
-  base('getRemoteUrl', 'field', o => typeof o.data.remoteUrl === 'string' ? o.data.remoteUrl : null, { indexed: false })
+  base('getRemoteUrl', 'field', o => typeof o.data.remoteUrl === 'string' ? o.data.remoteUrl : null, { indexed: false }),
+  // Plone 6's image metadata, which Volto's listings and teasers show images from: the first image field, and
+  // every image field's serialization with addresses relative to the object (`@@images/…`).
+  base('image_field', 'field', o => o.imageFields[0] ?? null, { indexed: false }),
+  base('image_scales', 'json', imageScales, { indexed: false })
 ]

@@ -89,6 +89,7 @@ function operationsOf (index: IndexDefinition, hasValues: boolean): string[] {
     case 'int':
     case 'long': return ['int.is', 'int.lessThan', 'int.largerThan']
     case 'text': return ['string.contains']
+    case 'json': return [] // never a criterion (metadata only)
     case 'uuid': return ['string.is']
     case 'field': return hasValues ? ['selection.any'] : index.name === 'Creator' ? ['string.is', 'string.currentUser'] : ['string.is']
   }

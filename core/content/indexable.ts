@@ -17,6 +17,7 @@ export function indexableOf ({ obj, lineage, type }: Located): IndexableObject {
     modified: obj.modified,
     position: obj.position,
     data: obj.data,
-    allowedRolesAndUsers: allowedRolesAndUsers(type, obj, lineage)
+    allowedRolesAndUsers: allowedRolesAndUsers(type, obj, lineage),
+    imageFields: [...type.fields].filter(([name, field]) => field.kind === 'image' && obj.data[name] !== undefined && obj.data[name] !== null).map(([name]) => name)
   }
 }

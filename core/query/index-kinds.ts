@@ -45,6 +45,8 @@ const KINDS = {
   long: { match: 'values', parse: (value, name) => parseInteger(value, name, LONG), sql: { type: 'bigint', index: 'btree' }, solr: 'plong', multiValued: false, sortable: true },
   /** Words, queried by every word they hold (ZCTextIndex). */
   text: { match: 'words', parse: text, sql: { type: 'text', index: null }, solr: 'text', multiValued: false, sortable: false },
+  /** A JSON value kept for results only (Plone's `image_scales`): no criterion reads it; Solr keeps it as JSON text, as collective.solr does. */
+  json: { match: 'values', parse: text, sql: { type: 'jsonb', index: null }, solr: 'string', multiValued: false, sortable: false },
   /** An object's UID, compared case-insensitively. */
   uuid: {
     match: 'values',

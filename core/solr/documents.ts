@@ -6,7 +6,7 @@ import { solrFields } from './configset.js'
 /** A Solr document: field name → value (arrays for multi-valued fields). */
 export type SolrDocument = Record<string, unknown>
 
-/** Dates in UTC with `Z`, as Solr's DatePointField wants them. */
+/** Dates in UTC with `Z`, as Solr's DatePointField wants them; JSON values as their text (collective.solr encodes `image_scales` so). */
 function solrValue (index: IndexDefinition | undefined, value: unknown): unknown {
   if (value === null || value === undefined) return null
   if (index?.kind === 'date') {
@@ -14,6 +14,7 @@ function solrValue (index: IndexDefinition | undefined, value: unknown): unknown
     return Number.isNaN(date.getTime()) ? null : date.toISOString()
   }
   if (Array.isArray(value) && value.length === 0) return null
+  if (index?.kind === 'json') return JSON.stringify(value)
   return value
 }
 

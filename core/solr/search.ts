@@ -125,11 +125,13 @@ export class SolrSearch {
     return listing
   }
 
-  /** A Solr document as a catalogue row: dates as Date objects, so that summaries serialise them as the catalogue's do. */
+  /** A Solr document as a catalogue row: dates as Date objects and JSON values decoded, so that summaries serialise them as the catalogue's do. */
   private catalogRow (doc: Record<string, unknown>): Record<string, unknown> {
     const row: Record<string, unknown> = { ...doc }
     for (const [name, value] of Object.entries(doc)) {
-      if (this.o.types.indexes.get(name)?.kind === 'date' && typeof value === 'string') row[name] = new Date(value)
+      const kind = this.o.types.indexes.get(name)?.kind
+      if (kind === 'date' && typeof value === 'string') row[name] = new Date(value)
+      if (kind === 'json' && typeof value === 'string') row[name] = JSON.parse(value)
     }
     return row
   }

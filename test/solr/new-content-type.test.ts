@@ -90,5 +90,10 @@ t.test('a sponsor with a choice, a URL and an image: written, read, downloaded, 
     t.same(await search('level=Gold'), { engine, titles: ['Acme Hosting'] }, `${engine}: its choice index`)
     t.same(await search('SearchableText=kangaroo'), { engine, titles: ['Acme Hosting'] }, `${engine}: its searchable rich text`)
     t.same(await search('portal_type=sponsor&level=Silver'), { engine, titles: [] }, `${engine}: another value`)
+    // Plone 6's image metadata, which Volto's listings read: JSON in the catalogue, JSON text in Solr, the same either way.
+    const [item] = (await call('GET', `/@search?level=Gold&metadata_fields=image_field&metadata_fields=image_scales${force}`)).json().items
+    t.equal(item.image_field, 'logo', `${engine}: image_field`)
+    t.match(item.image_scales, { logo: [{ filename: 'acme.png', width: 4, height: 3, download: /^@@images\/logo-4-[0-9a-f]{16}\.png$/, scales: { thumb: { width: 4, height: 3 } } }] }, `${engine}: image_scales`)
+    t.same((await call('GET', `${path}/${item.image_scales.logo[0].download as string}`)).rawPayload, logo, `${engine}: its download is the object's, relative to it`)
   }
 })

@@ -234,7 +234,8 @@ const compareFlags = (a: boolean, b: boolean): number => Number(a) - Number(b)
 
 /**
  * The column an index gets, or null for the kinds criteria on which the
- * resident catalogue leaves to PostgreSQL (`text`: substring words).
+ * resident catalogue leaves to PostgreSQL (`text`: substring words; `json`
+ * is never a criterion).
  */
 export function columnOf (index: IndexDefinition): Column | null {
   const name = column(index)
@@ -246,6 +247,7 @@ export function columnOf (index: IndexDefinition): Column | null {
     case 'keyword': return new KeywordColumn(index, name)
     case 'uuid': return new StringColumn(index, `${name}::text`)
     case 'field': return new StringColumn(index, name)
-    case 'text': return null
+    case 'text':
+    case 'json': return null
   }
 }

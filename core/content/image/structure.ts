@@ -22,7 +22,7 @@ const startsWith = (bytes: Buffer, prefix: string | Buffer, at = 0): boolean =>
 
 /**
  * The formats every browser displays, and so Volto, which shows the original
- * and scales of in the same format (sharp writes them all): PNG, JPEG, GIF, WebP. Others are
+ * and its scales (made in the original's format): PNG, JPEG, GIF, WebP. Others are
  * refused rather than walked: TIFF and HEIF show in Safari only; BMP and ICO
  * are no web image formats for a talk (uncompressed pixels, a favicon) and
  * each has several variants to walk; AVIF's container (ISO BMFF items,
