@@ -101,6 +101,9 @@ export const NotAcceptable = (): ApiError =>
   new ApiError(406, 'NotAcceptable', 'This service answers in JSON: send Accept: application/json or use the ++api++ path.')
 export const Conflict = (message: string): ApiError => new ApiError(409, 'Conflict', message)
 export const PayloadTooLarge = (message: string): ApiError => new ApiError(413, 'PayloadTooLarge', message)
+/** A `Range` no byte of the file lies in; `Content-Range` says how long it is (RFC 9110). */
+export const RangeNotSatisfiable = (size: number): ApiError =>
+  new ApiError(416, 'RangeNotSatisfiable', `No byte of the range asked lies in the file (${size} bytes).`, { headers: { 'content-range': `bytes */${size}` } })
 export const UnsupportedMediaType = (message = 'Request bodies must be JSON (Content-Type: application/json).'): ApiError =>
   new ApiError(415, 'UnsupportedMediaType', message)
 export const TooManyRequests = (retryAfterSeconds: number): ApiError =>

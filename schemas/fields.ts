@@ -29,6 +29,16 @@ export function Image (options: Common): Field {
   }, { ...options, kind: 'image' }) as Field
 }
 
+/** A file: in, `{data (base64), encoding, filename, content-type}`; kept in a large object, served in slices. */
+export function File (options: Common): Field {
+  return Type.Object({
+    data: Type.String(),
+    encoding: Type.Optional(Type.Literal('base64')),
+    filename: Type.Optional(Type.String({ maxLength: 255 })),
+    'content-type': Type.Optional(Type.String({ maxLength: 255 }))
+  }, { ...options, kind: 'file' }) as Field
+}
+
 /** One line of text: no line breaks. */
 export function TextLine (options: Common & { maxLength?: number, minLength?: number }): Field {
   return Type.String({ pattern: '^[^\\r\\n]*$', ...options }) as Field

@@ -29,6 +29,7 @@ export const ConfigSchema = Type.Object({
     value => proxyTrust(value) !== undefined, () => 'must be false, true, a hop count, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal'),
   BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest @import body in bytes, and the ceiling of every body (core/security/body-bounds.ts)' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
+  FILE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest file a JSON body may carry, in bytes (decoded)' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
   // A budget keeps its failures' times in one row, rewritten at each failure: bounded.
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 10000, description: 'Failed logins per account from unknown clients, and per known device, before throttling' }),

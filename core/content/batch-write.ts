@@ -1,3 +1,4 @@
+import { keepBinary } from './blobs.js'
 import type { Queryable } from '../db/db.js'
 import { Conflict } from '../errors.js'
 import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
@@ -14,7 +15,7 @@ const IMPORT_LOCK_CLASS = 7340020
  * its transaction `tx`: the batch's rows at consecutive positions in the
  * items' order, taken by its first statement (core/content/positions.ts), an
  * object whose id another took (in the folder, or earlier in the batch) under
- * the next free one, a taken explicit id a 409; then the histories, images,
+ * the next free one, a taken explicit id a 409; then the histories, binaries,
  * catalogue rows and index operations (`reindexMany`). Returns the objects
  * as written, in their order.
  */
@@ -47,12 +48,12 @@ export async function writeBatch (tx: Queryable, reindexMany: (objects: Located[
       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])`,
     ['uid', 'seq', 'action', 'actor', 'comments', 'review_state', 'time'].map(key => history.map(h => h[key as keyof typeof h])))
   }
-  // An image a statement: its bytes travel as they are (a list of them would be hex-encoded text, twice their size, in one go).
+  // A binary a statement: its bytes travel as they are (a list of them would be hex-encoded text, twice their size, in one go).
   const pacer = new Pacer()
   for (const [i, { write }] of objects.entries()) {
-    for (const [field, image] of write.images) {
+    for (const [field, binary] of write.binaries) {
       await pacer.pace()
-      await tx.query('INSERT INTO blobs (uid, field, bytes) VALUES ($1, $2, $3)', [written[i].obj.uid, field, image.bytes])
+      await tx.query(keepBinary(binary.store, '(SELECT $1::uuid AS uid) AS written', '$2::text', '$3::bytea'), [written[i].obj.uid, field, binary.bytes])
     }
   }
   await reindexMany(written)

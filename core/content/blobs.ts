@@ -1,7 +1,52 @@
 import type { Queryable } from '../db/db.js'
 
-/** Image bytes, kept in `blobs` apart from the object's `data` so that reading an object does not load them. */
+/**
+ * Where a binary field's bytes are kept, apart from the object's `data` so
+ * that reading an object does not load them: images in `blobs` (bytea: a
+ * scale is made from the whole image), files in large objects (`files`,
+ * infra/migrations/017_files.sql: read in slices, never held whole).
+ */
+export type BinaryStore = 'blobs' | 'files'
+
+/** The statement that keeps a binary field's bytes for each uid `source` holds (a write's CTE), replacing what it held. */
+export function keepBinary (store: BinaryStore, source: string, field: string, bytes: string): string {
+  return store === 'blobs'
+    ? `INSERT INTO blobs (uid, field, bytes) SELECT uid, ${field}, ${bytes} FROM ${source} ON CONFLICT (uid, field) DO UPDATE SET bytes = EXCLUDED.bytes`
+    // lo_from_bytea makes the large object in the same statement; the row's trigger unlinks the one it replaces.
+    : `INSERT INTO files (uid, field, oid, size) SELECT uid, ${field}, lo_from_bytea(0, ${bytes}), length(${bytes}) FROM ${source}
+      ON CONFLICT (uid, field) DO UPDATE SET oid = EXCLUDED.oid, size = EXCLUDED.size`
+}
+
+/** The statement that drops what a store keeps of these fields of each uid `source` holds (fields set to null). */
+export const dropBinaries = (store: BinaryStore, source: string, fields: string): string =>
+  `DELETE FROM ${store} WHERE uid IN (SELECT uid FROM ${source}) AND field = ANY(${fields}::text[])`
+
+/** Image bytes, whole. */
 export async function readImage (q: Queryable, uid: string, field: string): Promise<Buffer | null> {
   const { rows } = await q.query<{ bytes: Uint8Array }>('SELECT bytes FROM blobs WHERE uid = $1 AND field = $2', [uid, field])
   return rows[0] === undefined ? null : Buffer.from(rows[0].bytes)
+}
+
+/** A file's large object and its size in bytes, or null. */
+export async function fileOf (q: Queryable, uid: string, field: string): Promise<{ oid: number, size: number } | null> {
+  const { rows: [row] } = await q.query<{ oid: number, size: string }>('SELECT oid, size FROM files WHERE uid = $1 AND field = $2', [uid, field])
+  return row === undefined ? null : { oid: Number(row.oid), size: Number(row.size) }
+}
+
+/** The bytes of a file from `start` (inclusive) to `end` (exclusive), read a slice a statement, as they are sent. */
+export async function * fileSlices (q: Queryable, oid: number, start: number, end: number, slice = 256 * 1024): AsyncGenerator<Buffer> {
+  for (let at = start; at < end; at += slice) {
+    const { rows: [row] } = await q.query<{ bytes: Uint8Array }>('SELECT lo_get($1, $2, $3) AS bytes', [oid, at, Math.min(slice, end - at)])
+    yield Buffer.from(row.bytes)
+  }
+}
+
+/**
+ * A content type as a header gives it (`type/subtype`, parameters dropped),
+ * or `application/octet-stream` when what was declared is not one: the
+ * declared type goes into `Content-Type` headers, where nothing else may.
+ */
+export function mediaType (declared: unknown): string {
+  const type = typeof declared === 'string' ? declared.split(';')[0].trim().toLowerCase() : ''
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(type) ? type : 'application/octet-stream'
 }

@@ -26,8 +26,8 @@ export interface FieldAnnotations {
   vocabulary?: string
   /** Named vocabulary of suggestions for a free value (tags: `plone.app.vocabularies.Keywords`). */
   suggestions?: string
-  /** Rich text (HTML, sanitised), an image, Volto's blocks and their layout (core/content/blocks.ts): values with their own rules. */
-  kind?: 'richtext' | 'image' | 'blocks' | 'blocks_layout'
+  /** Rich text (HTML, sanitised), an image, a file, Volto's blocks and their layout (core/content/blocks.ts): values with their own rules. */
+  kind?: 'richtext' | 'image' | 'file' | 'blocks' | 'blocks_layout'
   /** For rich text: most characters of text (markup not counted). */
   maxTextLength?: number
 }

@@ -8,6 +8,7 @@ const INTERNAL = new Set(['index', 'indexName', 'metadata', 'searchable', 'kind'
 function factoryOf (field: Field): { factory: string, widget?: string, type?: string } {
   if (field.kind === 'richtext') return { type: 'string', factory: 'Rich Text', widget: 'richtext' }
   if (field.kind === 'image') return { factory: 'Image' }
+  if (field.kind === 'file') return { factory: 'File' }
   // As plone.restapi describes its JSONField (Volto edits a type whose schema has `blocks` with its blocks editor).
   if (field.kind === 'blocks' || field.kind === 'blocks_layout') return { type: 'dict', factory: 'JSONField', widget: 'json' }
   if (field.vocabulary !== undefined) return { factory: field.type === 'array' ? 'Multiple Choice' : 'Choice' }

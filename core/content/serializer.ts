@@ -99,6 +99,7 @@ export class Serializer {
       return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
     }
     if (field?.kind === 'image') return imageValue(value as ImageMeta, name, imageVersion(obj.uid, obj.modified), `${url}/@@images/`)
+    if (field?.kind === 'file') return { ...(value as object), download: `${url}/@@download/${name}` }
     if (field?.kind === 'blocks' && links.size > 0) return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links))
     return value
   }

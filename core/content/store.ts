@@ -10,7 +10,7 @@ import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
 import { OneAtATime } from '../one-at-a-time.js'
-import { readImage } from './blobs.js'
+import { dropBinaries, keepBinary, readImage } from './blobs.js'
 import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
@@ -384,12 +384,14 @@ export class ContentStore {
         SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
           ${p(history.action)}, ${p(history.actor)}, ${p(history.comments)}, ${p(history.review_state)}, ${p(history.time)} FROM changed`)
     }
-    for (const [i, [field, image]] of [...write?.images ?? []].entries()) {
-      statement.with(`image${i}`, `INSERT INTO blobs (uid, field, bytes) SELECT uid, ${p(field)}, ${p(image.bytes)} FROM changed
-        ON CONFLICT (uid, field) DO UPDATE SET bytes = EXCLUDED.bytes`)
+    for (const [i, [field, binary]] of [...write?.binaries ?? []].entries()) {
+      statement.with(`binary${i}`, keepBinary(binary.store, 'changed', p(field), p(binary.bytes)))
     }
     const cleared = Object.entries(write?.values ?? {}).filter(([, value]) => value === null).map(([field]) => field)
-    if (cleared.length > 0) statement.with('cleared', `DELETE FROM blobs WHERE uid IN (SELECT uid FROM changed) AND field = ANY(${p(cleared)}::text[])`)
+    if (cleared.length > 0) {
+      statement.with('cleared_blobs', dropBinaries('blobs', 'changed', p(cleared)))
+      statement.with('cleared_files', dropBinaries('files', 'changed', p(cleared)))
+    }
     // The site root has no catalogue row: an update of it changes no column.
     let columns: readonly string[] | undefined = before !== undefined ? [] : undefined
     if (result.obj.path !== '/') {

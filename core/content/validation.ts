@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Field, StoredQuery } from './declaration.js'
 import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
+import { mediaType, type BinaryStore } from './blobs.js'
 import type { ImageMeta } from './image/scales.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
@@ -18,12 +19,13 @@ const READ_ONLY_KEYS = new Set([
   'previous_item', 'next_item', 'rights', 'changeNote', 'versioning_enabled', 'working_copy', 'working_copy_of', 'relatedItems'
 ])
 
-export interface ImageUpload { bytes: Buffer, meta: ImageMeta }
+/** The bytes of an image or file field, kept apart from the object's data (core/content/blobs.ts says where). */
+export interface BinaryUpload { bytes: Buffer, store: BinaryStore }
 
 /** A checked write: the values to store (`null` clears) and the binaries to keep apart. */
 export interface CheckedWrite {
   values: Record<string, unknown>
-  images: Map<string, ImageUpload>
+  binaries: Map<string, BinaryUpload>
   /** An explicit `id` (create only). */
   id?: string
 }
@@ -35,6 +37,8 @@ export interface WriteContext {
   /** Current tokens of a vocabulary. */
   tokens: (vocabulary: string) => Promise<string[]>
   imageMaxBytes: number
+  /** The largest file a body may carry (decoded). */
+  fileMaxBytes: number
   /** Paces the checks of one request (a bulk import's items share it): rich text and images are read a field at a time, yielding between. */
   pacer?: Pacer
   /** A page's blocks as they are kept: links to objects of the site by UID (core/content/links.ts). */
@@ -55,7 +59,7 @@ function sentence (message: string): string {
  * Checks that an upload is a whole image of an accepted format (its declared
  * content type is not trusted: the bytes decide) and describes it.
  */
-async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[], pacer?: Pacer): Promise<ImageUpload | null> {
+async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[], pacer?: Pacer): Promise<{ bytes: Buffer, meta: ImageMeta } | null> {
   const bytes = Buffer.from(value.data, 'base64')
   if (bytes.length > maxBytes) throw PayloadTooLarge(`The image '${name}' is ${bytes.length} bytes; at most ${maxBytes} are accepted.`)
   try {
@@ -74,13 +78,13 @@ function storableDate (value: string): boolean {
   return year >= 1 && year <= 9999
 }
 
-/** The form a GET gives an image (`download`, no `data`): sent back, it changes nothing. */
-function isImageAsRead (field: Field, value: unknown): boolean {
-  return field.kind === 'image' && typeof value === 'object' && value !== null && !('data' in value) && 'download' in value
+/** The form a GET gives an image or a file (`download`, no `data`): sent back, it changes nothing. */
+function isBinaryAsRead (field: Field, value: unknown): boolean {
+  return (field.kind === 'image' || field.kind === 'file') && typeof value === 'object' && value !== null && !('data' in value) && 'download' in value
 }
 
 /** Normalises one field value after its schema check; pushes errors. */
-async function normalise (name: string, field: Field, value: unknown, ctx: WriteContext, errors: FieldError[], images: Map<string, ImageUpload>): Promise<unknown> {
+async function normalise (name: string, field: Field, value: unknown, ctx: WriteContext, errors: FieldError[], binaries: Map<string, BinaryUpload>): Promise<unknown> {
   if (field.kind === 'richtext') {
     const raw = value as string | { data: string, 'content-type'?: string }
     const mime = typeof raw === 'string' ? 'text/html' : raw['content-type'] ?? 'text/html'
@@ -108,9 +112,16 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     }
     return ctx.keepLinks === undefined ? value : await ctx.keepLinks(value as Record<string, unknown>)
   }
+  if (field.kind === 'file') {
+    const file = value as { data: string, filename?: string, 'content-type'?: string }
+    const bytes = Buffer.from(file.data, 'base64')
+    if (bytes.length > ctx.fileMaxBytes) throw PayloadTooLarge(`The file '${name}' is ${bytes.length} bytes; at most ${ctx.fileMaxBytes} are accepted.`)
+    binaries.set(name, { bytes, store: 'files' })
+    return { filename: file.filename ?? null, 'content-type': mediaType(file['content-type']), size: bytes.length }
+  }
   if (field.kind === 'image') {
     const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors, ctx.pacer)
-    if (upload !== null) images.set(name, upload)
+    if (upload !== null) binaries.set(name, { bytes: upload.bytes, store: 'blobs' })
     return upload?.meta
   }
   if (field.vocabulary !== undefined) {
@@ -147,7 +158,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
   }
   const errors: FieldError[] = []
   const values: Record<string, unknown> = {}
-  const images = new Map<string, ImageUpload>()
+  const binaries = new Map<string, BinaryUpload>()
   let id: string | undefined
   const pacer = ctx.pacer ?? new Pacer()
   const paced = { ...ctx, pacer }
@@ -166,7 +177,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       errors.push(fieldError(key, `Unknown field '${quote(key)}' for type '${type.name}'.`))
       continue
     }
-    if (isImageAsRead(field, value)) continue
+    if (isBinaryAsRead(field, value)) continue
     if (value === null) {
       if (type.required.has(key)) errors.push(fieldError(key, `${key} is a required field. Setting it to null is not allowed.`))
       else values[key] = null
@@ -189,7 +200,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       errors.push(fieldError(key, sentence(first?.message ?? 'Invalid value')))
       continue
     }
-    const normalised = await normalise(key, field, value, paced, errors, images)
+    const normalised = await normalise(key, field, value, paced, errors, binaries)
     if (normalised !== undefined) values[key] = normalised
   }
   if (ctx.mode === 'create') {
@@ -209,7 +220,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
     if (problem !== null) errors.push({ message: `The stored query cannot run: ${problem}`, error: 'ValidationError' })
   }
   if (errors.length > 0) throw ValidationFailed(errors)
-  return { values, images, ...(id !== undefined ? { id } : {}) }
+  return { values, binaries, ...(id !== undefined ? { id } : {}) }
 }
 
 /** The fields whose value the write changes, compared with what is stored. */

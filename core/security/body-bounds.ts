@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js'
 /**
  * What a route's body is, for the bounds it gets (docs/api.md, "Bounded work
  * per request"): `content` (POST and PATCH of an object, which may carry an
- * image), `import` (`@import`, many objects), `small` (everything else:
+ * image or a file), `import` (`@import`, many objects), `small` (everything else:
  * logins, users, workflow, locks, settings, queries).
  */
 export type BodyKind = 'small' | 'content' | 'import'
@@ -35,11 +35,11 @@ const VALUES_PER_ITEM = 200
 const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4
 
 /** The bounds of a body of this kind under this configuration; none exceeds BODY_LIMIT. */
-export function bodyBounds (kind: BodyKind, config: Pick<Config, 'BODY_LIMIT' | 'IMAGE_MAX_BYTES' | 'IMPORT_MAX_ITEMS'>): BodyBounds {
+export function bodyBounds (kind: BodyKind, config: Pick<Config, 'BODY_LIMIT' | 'IMAGE_MAX_BYTES' | 'FILE_MAX_BYTES' | 'IMPORT_MAX_ITEMS'>): BodyBounds {
   const within = (bytes: number): number => Math.min(bytes, config.BODY_LIMIT)
   switch (kind) {
     case 'small': return { bytes: within(SMALL_BYTES), values: VALUES }
-    case 'content': return { bytes: within(base64Length(config.IMAGE_MAX_BYTES) + FIELDS_BYTES), values: VALUES }
+    case 'content': return { bytes: within(base64Length(Math.max(config.IMAGE_MAX_BYTES, config.FILE_MAX_BYTES)) + FIELDS_BYTES), values: VALUES }
     case 'import': return { bytes: config.BODY_LIMIT, values: config.IMPORT_MAX_ITEMS * VALUES_PER_ITEM }
   }
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { afterWriting } from '../../core/db/faults.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -11,8 +12,11 @@ import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, quote } fr
 import { Permission } from '../../core/security/roles.js'
 import { checkWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
+import { byteRange } from '../support/byte-range.js'
+import { disposition, SHOWN_TYPES, type FileMeta } from '../support/downloads.js'
 import { addressOf, queryOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
+import { fileOf, fileSlices } from '../../core/content/blobs.js'
 import { KeptScales } from '../../core/content/image/kept-scales.js'
 import { askedScale, imageVersion, type ImageMeta } from '../../core/content/image/scales.js'
 import { linkTargets } from '../../core/content/links.js'
@@ -155,22 +159,50 @@ export default fp(async fastify => {
     fastify.route({ ...route, url: '/*', schema })
   }
 
-  /** An image's bytes, shown in the page (its file name, in the characters a header holds safely, for saving it). */
+  /** An image's bytes, shown in the page (with its file name, for saving it). */
   const sendImage = (reply: FastifyReply, meta: ImageMeta, field: string, bytes: Buffer): FastifyReply =>
-    reply.type(meta['content-type']).header('content-disposition', `inline; filename="${(meta.filename ?? field).replace(/[^\w.-]/g, '_')}"`).send(bytes)
+    reply.type(meta['content-type']).header('content-disposition', disposition('inline', meta.filename ?? field)).send(bytes)
+
+  /** A file's bytes, streamed a slice at a time (a range of them when `Range` asks), as an attachment or shown in the page. */
+  async function sendFile (request: FastifyRequest, reply: FastifyReply, located: Located, field: string, shown: boolean): Promise<FastifyReply> {
+    const meta = located.obj.data[field] as FileMeta
+    const stored = await fileOf(fastify.db, located.obj.uid, field)
+    if (stored === null) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
+    const range = byteRange(request.headers.range, stored.size)
+    const { start, end } = range ?? { start: 0, end: stored.size - 1 }
+    void reply.type(meta['content-type']).header('accept-ranges', 'bytes').header('content-length', String(end - start + 1))
+      .header('content-disposition', disposition(shown && SHOWN_TYPES.test(meta['content-type']) ? 'inline' : 'attachment', meta.filename ?? field))
+    if (range !== null) void reply.code(206).header('content-range', `bytes ${start}-${end}/${stored.size}`)
+    // A HEAD is told the length without a byte read (an empty stream: Fastify keeps the length given).
+    return reply.send(request.method === 'HEAD' ? Readable.from([]) : Readable.from(fileSlices(fastify.db, stored.oid, start, end + 1)))
+  }
+
+  /** The binary field `field` of the context, or 404: the name comes from the URL, only a declared field holding a value names stored data. */
+  async function binaryField (request: FastifyRequest, kinds: ReadonlyArray<string | undefined>): Promise<{ located: Located, field: string, kind: string }> {
+    const located = await requireContext(content, request)
+    const { field } = request.params as { field: string }
+    const kind = located.type.fields.get(field)?.kind
+    if (!kinds.includes(kind) || !Object.hasOwn(located.obj.data, field)) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
+    return { located, field, kind: kind! }
+  }
 
   fastify.get('/@@download/:field', {
     config: { binary: true },
-    schema: { summary: 'The bytes of an image field (on any content path)', tags: ['content'], params: Type.Object({ field: Type.String() }) }
+    schema: { summary: 'The bytes of an image or file field, as an attachment for a file; Range asks part of a file (on any content path)', tags: ['content'], params: Type.Object({ field: Type.String() }) }
   }, async (request, reply) => {
-    const located = await requireContext(content, request)
-    const { field } = request.params as { field: string }
-    // Only a declared image field names stored data: `field` comes from the URL.
-    const isImage = located.type.fields.get(field)?.kind === 'image' && Object.hasOwn(located.obj.data, field)
-    const meta = isImage ? located.obj.data[field] as ImageMeta : undefined
-    const bytes = meta !== undefined ? await content.image(located.obj.uid, field) : null
-    if (bytes === null || meta === undefined) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
-    return sendImage(reply, meta, field, bytes)
+    const { located, field, kind } = await binaryField(request, ['image', 'file'])
+    if (kind === 'file') return await sendFile(request, reply, located, field, false)
+    const bytes = await content.image(located.obj.uid, field)
+    if (bytes === null) throw NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
+    return sendImage(reply, located.obj.data[field] as ImageMeta, field, bytes)
+  })
+
+  fastify.get('/@@display-file/:field', {
+    config: { binary: true },
+    schema: { summary: 'A file field shown in the browser when its type is one a browser shows safely (else as an attachment); Range asks part of it', tags: ['content'], params: Type.Object({ field: Type.String() }) }
+  }, async (request, reply) => {
+    const { located, field } = await binaryField(request, ['file'])
+    return await sendFile(request, reply, located, field, true)
   })
 
   const scales = new KeptScales(fastify.db)

@@ -28,6 +28,7 @@ export function writeContext (fastify: FastifyInstance, baseUrl: string, stored:
         return await memo.get(name)!
       },
     imageMaxBytes: fastify.config.IMAGE_MAX_BYTES,
+    fileMaxBytes: fastify.config.FILE_MAX_BYTES,
     keepLinks: async blocks => await keepLinksByUid(q ?? fastify.db, baseUrl, blocks),
     queryProblem: stored => storedQueryProblem(fastify, stored)
   }

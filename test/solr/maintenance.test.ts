@@ -20,7 +20,7 @@ t.test('reindex of 10,000 talks, in batches with progress and a final commit', a
   const folderAt = async (path: string): Promise<Located> => (await app.content.locate(path)).found!
   const folderType = app.contentTypes.get('folder')!
   const talkType = app.contentTypes.get('talk')!
-  const ctx = { mode: 'create' as const, stored: {}, tokens: async (name: string) => await app.vocabularies.tokens(name), imageMaxBytes: 1e6 }
+  const ctx = { mode: 'create' as const, stored: {}, tokens: async (name: string) => await app.vocabularies.tokens(name), imageMaxBytes: 1e6, fileMaxBytes: 1e6 }
   const FOLDERS = 20
   const PER_FOLDER = 500
   const seeding = Date.now()
