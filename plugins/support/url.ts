@@ -22,6 +22,9 @@ export interface AddressInfo {
   virtual?: { origin: string, sitePath: string }
 }
 
+/** Views addressed by a plain last segment, as Plone traverses to them. */
+const VIEWS_WITHOUT_AT = new Set(['ics_view'])
+
 const ADDRESS = Symbol('address')
 type Addressed = IncomingMessage & { [ADDRESS]?: AddressInfo }
 
@@ -104,6 +107,8 @@ export function createUrlRewriter (sitePath: string): (raw: IncomingMessage) => 
     const segments = path.split('/').filter(s => s !== '')
     const viaApiSegment = virtualApi || segments.includes('++api++')
     const kept = segments.filter(s => s !== '++api++')
+    // Views Plone's clients address without `@@` (Volto links an event's `ics_view`) are services when they end the path.
+    if (kept.length > 0 && VIEWS_WITHOUT_AT.has(kept[kept.length - 1])) kept[kept.length - 1] = `@@${kept[kept.length - 1]}`
     const serviceAt = kept.findIndex(s => s.startsWith('@'))
     const contentSegments = serviceAt < 0 ? kept : kept.slice(0, serviceAt)
     const decoded = kept.map(decodeSegment)

@@ -26,12 +26,12 @@ t.test('@types', async t => {
     t.match(byId.get('folder'), { '@id': 'http://localhost:80/@types/folder', id: 'folder', title: 'Folder', addable: Boolean, immediately_addable: Boolean })
     t.match(byId.get('talk'), { id: 'talk', title: 'Talk' })
     t.match(byId.get('Document'), { '@id': 'http://localhost:80/@types/Document', title: 'Page' })
-    t.same([...byId.keys()].sort(), ['Collection', 'Document', 'Image', 'Link', 'News Item', 'folder', 'talk'])
+    t.same([...byId.keys()].sort(), ['Collection', 'Document', 'Event', 'File', 'Image', 'Link', 'News Item', 'folder', 'talk'])
     t.notOk(byId.has('Plone Site'), 'the site root is not a type one adds')
     t.equal((await addable('/talks', jane)).talk, true, 'a member adds talks in /talks')
-    const none = { Collection: false, Document: false, Image: false, Link: false, 'News Item': false, folder: false, talk: false }
+    const none = { Collection: false, Document: false, Event: false, File: false, Image: false, Link: false, 'News Item': false, folder: false, talk: false }
     t.same(await addable('/', jane), none, 'but nothing in the site root')
-    t.same(await addable('/', admin), { Collection: true, Document: true, Image: true, Link: true, 'News Item': true, folder: true, talk: true })
+    t.same(await addable('/', admin), { Collection: true, Document: true, Event: true, File: true, Image: true, Link: true, 'News Item': true, folder: true, talk: true })
     const talk = await call('POST', '/talks', talkBody(), jane)
     t.same(await addable(new URL(talk.headers.location as string).pathname, jane), none, 'nothing inside a talk')
     const anonymous = await call('GET', '/talks/@types')
