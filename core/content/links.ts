@@ -89,35 +89,69 @@ export function sitePathOf (link: string, baseUrl: string): { path: string, rest
 const uidLink = (uid: string, rest: string): string => `../resolveuid/${uid}${rest}`
 
 /**
- * A page's blocks as they are kept: each link to an object of the site (by
- * its URL under `baseUrl`, or by its path) by that object's UID; links
- * elsewhere, to nothing, or by UID already, as they are. One read for all.
+ * How links are kept (plone.restapi's resolveuid deserializers): each link to
+ * an object of the site (by its URL under `baseUrl`, or by its path) by that
+ * object's UID; links elsewhere, to nothing, or by UID already, as they are.
+ * One read for all of a write's links.
  */
-export async function keepLinksByUid (q: Queryable, baseUrl: string, blocks: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function keptLinks (q: Queryable, baseUrl: string, links: Iterable<string>): Promise<Map<string, string>> {
   const local = new Map<string, { path: string, rest: string }>()
-  for (const link of linksOf(blocks)) {
+  for (const link of links) {
     const inSite = sitePathOf(link, baseUrl)
     if (inSite !== null) local.set(link, inSite)
   }
-  if (local.size === 0) return blocks
+  const kept = new Map<string, string>()
+  if (local.size === 0) return kept
   const paths = [...new Set([...local.values()].map(l => l.path))]
   const { rows } = await q.query<{ uid: string, path: string }>('SELECT uid::text AS uid, path FROM content WHERE path = ANY($1)', [paths])
   const uidAt = new Map(rows.map(row => [row.path, row.uid]))
-  return mapBlocks(blocks, link => {
-    const inSite = local.get(link)
-    const uid = inSite === undefined ? undefined : uidAt.get(inSite.path)
-    return uid === undefined ? link : uidLink(uid, inSite!.rest)
-  })
+  for (const [link, { path, rest }] of local) {
+    const uid = uidAt.get(path)
+    if (uid !== undefined) kept.set(link, uidLink(uid, rest))
+  }
+  return kept
 }
 
-/** The UIDs the links of these objects' blocks fields keep. */
+const ATTRIBUTE_ENTITIES: Record<string, string> = { amp: '&', quot: '"', lt: '<', gt: '>', '#39': "'" }
+
+/**
+ * A copy of sanitised HTML (core/content/richtext.ts) with the `href` and
+ * `src` of its elements mapped. sanitize-html writes every attribute value in
+ * double quotes with `&`, `"`, `<` and `>` escaped, and every `<` of its
+ * output starts a tag that ends at the next `>`: the attributes are found in
+ * the tags without parsing again, and text that reads like one is not one.
+ */
+export function mapHtmlLinks (html: string, map: (link: string) => string): string {
+  if (!html.includes('href="') && !html.includes('src="')) return html
+  return html.replace(/<[^>]*>/g, tag => tag.replace(/(\s(?:href|src)=")([^"]*)"/g, (_, name: string, escaped: string) => {
+    const link = escaped.replace(/&(amp|quot|lt|gt|#39);/g, (__, entity: string) => ATTRIBUTE_ENTITIES[entity])
+    return `${name}${map(link).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}"`
+  }))
+}
+
+/** Every link (`href`, `src`) of sanitised HTML. */
+export function linksOfHtml (html: string): string[] {
+  const links: string[] = []
+  mapHtmlLinks(html, link => { links.push(link); return link })
+  return links
+}
+
+/** The links of a field value of a kind that holds them (blocks, rich text); none for another. */
+export function linksOfField (kind: string | undefined, value: unknown): string[] {
+  if (kind === 'blocks' && isObject(value)) return linksOf(value)
+  if (kind === 'richtext' && isObject(value) && typeof value.data === 'string') return linksOfHtml(value.data)
+  return []
+}
+
+/** The UIDs the links of these objects' blocks and rich texts keep. */
 function linkedUids (objects: Located[]): string[] {
   const uids = new Set<string>()
   for (const { obj, type } of objects) {
     for (const [name, field] of type.fields) {
-      const blocks = obj.data[name]
-      if (field.kind !== 'blocks' || !isObject(blocks)) continue
-      for (const link of linksOf(blocks)) {
+      const value = obj.data[name]
+      // A rich text that keeps no link by UID is not scanned (a talk's details, at every GET).
+      if (field.kind === 'richtext' && !(isObject(value) && typeof value.data === 'string' && value.data.includes('resolveuid/'))) continue
+      for (const link of linksOfField(field.kind, value)) {
         const kept = byUid(link)
         if (kept !== null) uids.add(kept.uid)
       }
@@ -127,8 +161,8 @@ function linkedUids (objects: Located[]): string[] {
 }
 
 /**
- * The URLs, for this reader, of the objects that the blocks of `objects`
- * link by UID: those the reader may view (plone.restapi resolves a UID with
+ * The URLs, for this reader, of the objects that the blocks and rich texts
+ * of `objects` link by UID: those the reader may view (plone.restapi resolves a UID with
  * the reader's own catalogue search); a link to any other stays by UID,
  * naming no path. One read for all of them (a page of full objects too).
  */

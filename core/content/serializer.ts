@@ -3,7 +3,7 @@ import { BadRequest } from '../errors.js'
 import { textOf } from '../query/zope.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { imageValue, imageVersion, type ImageMeta } from './image/scales.js'
-import { mapBlocks, servedLink } from './links.js'
+import { mapBlocks, mapHtmlLinks, servedLink } from './links.js'
 import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
 
@@ -101,6 +101,10 @@ export class Serializer {
     if (field?.kind === 'image') return imageValue(value as ImageMeta, name, imageVersion(obj.uid, obj.modified), `${url}/@@images/`)
     if (field?.kind === 'file') return { ...(value as object), download: `${url}/@@download/${name}` }
     if (field?.kind === 'blocks' && links.size > 0) return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links))
+    if (field?.kind === 'richtext' && links.size > 0) {
+      const rich = value as { data: string }
+      return { ...rich, data: mapHtmlLinks(rich.data, link => servedLink(link, links)) }
+    }
     return value
   }
 

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Field, StoredQuery } from './declaration.js'
 import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
 import { mediaType, type BinaryStore } from './blobs.js'
+import { linksOf, linksOfHtml, mapBlocks, mapHtmlLinks } from './links.js'
 import type { ImageMeta } from './image/scales.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
@@ -41,8 +42,8 @@ export interface WriteContext {
   fileMaxBytes: number
   /** Paces the checks of one request (a bulk import's items share it): rich text and images are read a field at a time, yielding between. */
   pacer?: Pacer
-  /** A page's blocks as they are kept: links to objects of the site by UID (core/content/links.ts). */
-  keepLinks?: (blocks: Record<string, unknown>) => Promise<Record<string, unknown>>
+  /** How links are kept: those to objects of the site by UID, by link (core/content/links.ts, `keptLinks`). */
+  keepLinks?: (links: string[]) => Promise<ReadonlyMap<string, string>>
   /** Why a query an object stores (its type's `storedQuery`) could not run, as a search would refuse it; null when it runs. */
   queryProblem?: (stored: StoredQuery) => string | null
 }
@@ -97,7 +98,11 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
       errors.push(fieldError(name, problem))
       return undefined
     }
-    const rich = toRichText(raw)
+    let rich = toRichText(raw)
+    if (ctx.keepLinks !== undefined) {
+      const kept = await ctx.keepLinks(linksOfHtml(rich.data))
+      if (kept.size > 0) rich = { ...rich, data: mapHtmlLinks(rich.data, link => kept.get(link) ?? link) }
+    }
     const length = textLength(rich.data)
     if (field.maxTextLength !== undefined && length > field.maxTextLength) {
       errors.push(fieldError(name, `Text is too long: ${length} characters; at most ${field.maxTextLength} are allowed.`))
@@ -110,7 +115,10 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
       errors.push(fieldError(name, problem))
       return undefined
     }
-    return ctx.keepLinks === undefined ? value : await ctx.keepLinks(value as Record<string, unknown>)
+    const blocks = value as Record<string, unknown>
+    if (ctx.keepLinks === undefined) return blocks
+    const kept = await ctx.keepLinks(linksOf(blocks))
+    return kept.size === 0 ? blocks : mapBlocks(blocks, link => kept.get(link) ?? link)
   }
   if (field.kind === 'file') {
     const file = value as { data: string, filename?: string, 'content-type'?: string }

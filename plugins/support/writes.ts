@@ -4,7 +4,7 @@ import { changedFields, type CheckedWrite, type WriteContext } from '../../core/
 import type { Queryable } from '../../core/db/db.js'
 import { querystringQuery } from '../../core/catalog/querystring.js'
 import type { StoredQuery } from '../../core/content/declaration.js'
-import { keepLinksByUid } from '../../core/content/links.js'
+import { keptLinks } from '../../core/content/links.js'
 import { ApiError, Forbidden } from '../../core/errors.js'
 import { searchParams } from '../../core/query/search-params.js'
 import { ANONYMOUS } from '../../core/security/roles.js'
@@ -29,7 +29,7 @@ export function writeContext (fastify: FastifyInstance, baseUrl: string, stored:
       },
     imageMaxBytes: fastify.config.IMAGE_MAX_BYTES,
     fileMaxBytes: fastify.config.FILE_MAX_BYTES,
-    keepLinks: async blocks => await keepLinksByUid(q ?? fastify.db, baseUrl, blocks),
+    keepLinks: async links => await keptLinks(q ?? fastify.db, baseUrl, links),
     queryProblem: stored => storedQueryProblem(fastify, stored)
   }
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build } from '../helper.js'
+import { build, talkBody } from '../helper.js'
 
 /**
  * Links inside blocks by UID (core/content/links.ts, plone.restapi's resolveuid
@@ -72,6 +72,26 @@ t.test('links in blocks are kept by UID and served as URLs', async t => {
     t.same((await call('GET', '/', undefined, admin)).json().blocks.a.href, [{ '@id': 'http://localhost:80/target' }])
     const navroot = (await call('GET', '/linker?expand=navroot', undefined, admin)).json()['@components'].navroot.navroot
     t.same(navroot.blocks.a.href, [{ '@id': 'http://localhost:80/target' }])
+  })
+
+  t.test('links in rich text too: kept by UID, served as URLs to whoever may view the target', async t => {
+    const details = '<p><a href="/target#top">target</a> <a href="/secret?a=1&amp;b=2">secret</a> <img src="/target/@@images/image/preview" alt="x" /> ' +
+      '<a href="https://plone.org/">out</a> not a link: href="/target"</p>'
+    const talk = await call('POST', '/talks', talkBody({ title: 'Linked talk', details: { data: details, 'content-type': 'text/html' } }), admin)
+    t.equal(talk.statusCode, 201, talk.body)
+    const path = new URL(talk.headers.location as string).pathname
+    t.equal((await call('POST', `${path}/@workflow/publish`, {}, admin)).statusCode, 200)
+    const { rows: [row] } = await app.db.query<{ html: string }>("SELECT data->'details'->>'data' AS html FROM content WHERE path = $1", [path])
+    t.equal(row.html, `<p><a href="../resolveuid/${target}#top">target</a> <a href="../resolveuid/${secret}?a=1&amp;b=2">secret</a> <img src="../resolveuid/${target}/@@images/image/preview" alt="x" /> ` +
+      '<a href="https://plone.org/">out</a> not a link: href="/target"</p>', 'kept by UID; text that reads like a link is text')
+    const asAdmin = (await call('GET', path, undefined, admin)).json().details.data
+    t.equal(asAdmin, '<p><a href="http://localhost:80/target#top">target</a> <a href="http://localhost:80/secret?a=1&amp;b=2">secret</a> <img src="http://localhost:80/target/@@images/image/preview" alt="x" /> ' +
+      '<a href="https://plone.org/">out</a> not a link: href="/target"</p>')
+    const anonymous = await call('GET', path)
+    t.match(anonymous.json().details.data, `href="../resolveuid/${secret}?a=1&amp;b=2"`)
+    t.notMatch(anonymous.body, /\/secret/, 'the private page\'s path appears nowhere')
+    t.equal((await call('PATCH', path, { details: (await call('GET', path, undefined, admin)).json().details }, admin)).statusCode, 204)
+    t.equal((await app.db.query<{ html: string }>("SELECT data->'details'->>'data' AS html FROM content WHERE path = $1", [path])).rows[0].html, row.html, 'sent back as read, kept as it was')
   })
 
   t.test('behind Zope\'s virtual hosting, links are read and served with the public address', async t => {
