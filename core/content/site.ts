@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { ADMIN_USER } from '../security/users.js'
 import type { ContentTypeRegistry } from './registry.js'
 import { CONTENT_COLUMNS, type ContentRow } from './rows.js'
+import { HOME_PAGE_BLOCKS } from './site-root.js'
 import type { ContentStore } from './store.js'
 
 /**
  * The site's structure, from the content types' declarations: the site root
- * and the folder each type declares as its `container` (the talk's `talks`),
+ * (with its home page's blocks) and the folder each type declares as its `container` (the talk's `talks`),
  * created where missing — at first start, and for a type added later, at the
  * next. Owned by `admin`; containers are published at once.
  */
@@ -16,7 +17,8 @@ export async function ensureSite (store: ContentStore, types: ContentTypeRegistr
     const now = new Date()
     await tx.query(`INSERT INTO content (uid, parent_uid, id, path, portal_type, review_state, owner, creators, created, modified, data)
       VALUES ($1, NULL, '', '/', $2, NULL, $3, ARRAY[$3], $4, $4, $5) ON CONFLICT (path) DO NOTHING`,
-    [randomUUID(), types.siteRoot.name, ADMIN_USER, now, JSON.stringify({ title: 'Site' })])
+    [randomUUID(), types.siteRoot.name, ADMIN_USER, now, JSON.stringify({ title: 'Site', ...HOME_PAGE_BLOCKS })])
+    await tx.query("UPDATE content SET data = data || $1::jsonb WHERE path = '/' AND NOT data ? 'blocks'", [JSON.stringify(HOME_PAGE_BLOCKS)])
     const root = (await store.locate('/', tx)).found!
     for (const type of types.types.values()) {
       const container = type.declaration.container

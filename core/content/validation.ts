@@ -12,12 +12,14 @@ import { markupProblem, textLength, toRichText } from './richtext.js'
 
 /**
  * Keys a client may send back from what it read: ignored on writes (docs/api.md, "Decisions"),
- * like every key that starts with `@`.
+ * like every key that starts with `@`. `selected` is Volto's own: its edit form of the home page
+ * sends the block it had selected.
  */
 const READ_ONLY_KEYS = new Set([
   'UID', 'created', 'modified', 'review_state', 'creators', 'contributors', 'is_folderish', 'parent', 'layout',
   'items', 'items_total', 'batching', 'type_title', 'lock', 'version', 'language', 'allow_discussion', 'exclude_from_nav',
-  'previous_item', 'next_item', 'rights', 'changeNote', 'versioning_enabled', 'working_copy', 'working_copy_of', 'relatedItems'
+  'previous_item', 'next_item', 'rights', 'changeNote', 'versioning_enabled', 'working_copy', 'working_copy_of', 'relatedItems',
+  'selected'
 ])
 
 /** The bytes of an image or file field, kept apart from the object's data (core/content/blobs.ts says where). */

@@ -11,12 +11,12 @@ import { ADMIN_PASSWORD, JWT_SECRET, freshDatabase } from '../helper.js'
 /**
  * Volto 18 (Plone's own frontend, from the npm registry) against the service, in Chromium, as an
  * editor uses it: browse, log in, add a lightning talk, edit it, publish it, find it, open folder
- * contents and the Solr control panel, log out. Volto runs as its operators run it (run-volto.mjs):
+ * contents, add a page built of blocks, edit the home page, open the Solr control panel, log out. Volto runs as its operators run it (run-volto.mjs):
  * the production build (prepare-volto.mjs, run by `npm test`'s pretest) behind its own proxy, which
  * forwards `/++api++` to the service with Zope's virtual hosting path; server-side rendering calls
  * the service directly. A screenshot of every step is kept in test/browser/screenshots/.
  */
-// Eleven steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
+// Thirteen steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
 t.setTimeout(600000)
 
 const voltoApp = join(projectRoot, 'test', 'browser', 'volto-app')
@@ -110,7 +110,10 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   page.on('response', (response: Response) => {
     const method = response.request().method()
     if (response.url().includes('/++api++/') && (response.status() >= 400 || method !== 'GET')) {
-      problems.push(`${method} ${response.url().replace(volto, '')} → ${response.status()}`)
+      const line = `${method} ${response.url().replace(volto, '')} → ${response.status()}`
+      problems.push(line)
+      // What the service said of a refused call, for the report.
+      if (response.status() >= 400) void response.text().then(body => { problems[problems.indexOf(line)] = `${line} ${body.slice(0, 300)}` }, () => {})
     }
   })
 
@@ -235,6 +238,46 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     const table = await page.locator('.folder-contents table').innerText()
     t.match(table, /Fastify in five minutes/)
     t.match(table, /Plone meets Fastify/)
+  })
+
+  /** Types text where the focus is, then waits for Volto to have it in its Slate state. */
+  const typeInto = async (editable: ReturnType<Page['locator']>, text: string): Promise<void> => {
+    await editable.click()
+    await page.keyboard.type(text)
+    await editable.filter({ hasText: text }).waitFor()
+  }
+
+  await step('add a page built of blocks', async t => {
+    await page.goto(`${volto}/add?type=Document`)
+    // Volto edits a type whose schema has blocks with its blocks editor: a title block and a text block to start with.
+    await typeInto(page.locator('.block.inner.title [contenteditable="true"]'), 'Harbour news')
+    await typeInto(page.locator('.content-area .slate-editor [contenteditable="true"]').last(), 'Lighthouse keepers meet on Friday')
+    await page.locator('#toolbar-save').click()
+    await page.waitForURL(url => !url.pathname.endsWith('/add'))
+    t.match(await heading(page), /Harbour news/)
+    t.match(await page.locator('#page-document').innerText(), /Lighthouse keepers meet on Friday/, 'the text block shows')
+    const stored = await (await fetch(`${service}${pathOf(page)}`, { headers: auth })).json() as { '@type': string, blocks: Record<string, { '@type': string, plaintext?: string }> }
+    t.equal(stored['@type'], 'Document')
+    t.ok(Object.values(stored.blocks).some(block => block['@type'] === 'slate' && block.plaintext === 'Lighthouse keepers meet on Friday'), 'kept as Volto wrote it')
+    const found = await (await fetch(`${service}/@search?SearchableText=lighthouse`, { headers: auth })).json() as { items: Array<{ title: string }> }
+    t.same(found.items.map(i => i.title), ['Harbour news'], 'its text is found by full text')
+  })
+
+  await step('edit the home page', async t => {
+    await page.goto(`${volto}/edit`)
+    // A text block after the title (Enter at the end of the title block adds one), above the site's listing block.
+    await page.locator('.block.inner.title [contenteditable="true"]').click()
+    await page.keyboard.press('End')
+    await page.keyboard.press('Enter')
+    // The new block is there before it has the focus: typing waits for it.
+    await typeInto(page.locator('.content-area .slate-editor [contenteditable="true"]').first(), 'Welcome to the conference site')
+    await page.locator('#toolbar-save').click()
+    await page.waitForURL(url => !url.pathname.endsWith('/edit'))
+    await page.locator('#page-document', { hasText: 'Welcome to the conference site' }).waitFor()
+    const root = await (await fetch(`${service}/`)).json() as { blocks_layout: { items: string[] } }
+    t.same(root.blocks_layout.items.length, 3, 'the site root keeps its blocks: title, the new text, the listing')
+    await page.locator('#page-document a', { hasText: 'Talks' }).first().waitFor()
+    t.pass('the listing block lists the site\'s items under the text')
   })
 
   await step('Solr control panel', async t => {
