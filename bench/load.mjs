@@ -83,7 +83,9 @@ async function probe (url, plan) {
   const failed = answers.find(a => a.status >= 300)
   if (failed !== undefined) return `answered ${failed.status}: ${failed.body.slice(0, 300)}`
   if (answers.length < requests.length) return 'did not answer'
-  return plan.check?.(JSON.parse(answers[0].body), answers[0].headers) ?? null
+  // An image's bytes are judged as they came, any other answer parsed.
+  const [{ body, headers }] = answers
+  return plan.check?.(/^image\//.test(headers['content-type'] ?? '') ? body : JSON.parse(body), headers) ?? null
 }
 
 async function runJob (job) {

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process'
 import { openSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -42,6 +42,15 @@ export async function memoryOf (pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8')
   const mb = key => Number(status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'))[1]) / 1024
   return { rss: mb('VmRSS'), peak: mb('VmHWM') }
+}
+
+/**
+ * Sets a process's peak resident memory (VmHWM) back to what it holds now
+ * (proc(5), `clear_refs` 5, Linux 4.0 and later): the peak then read is that
+ * of what came after, not of the process's past.
+ */
+export async function resetPeak (pid) {
+  await writeFile(`/proc/${pid}/clear_refs`, '5')
 }
 
 /**

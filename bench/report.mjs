@@ -145,6 +145,7 @@ function notes (report) {
     ...(r.errorSample !== undefined ? [`${r.id} at ${r.talks} talks: first error ${r.errorSample}`] : []),
     ...(r.classes ?? []).filter(c => c.sample !== undefined).map(c => `${r.id} at ${r.talks} talks, ${c.id}: first unexpected answer (of ${c.unexpected}): ${c.sample}`),
     ...(r.warmUp?.sample !== undefined ? [`${r.id} at ${r.talks} talks, warming up: first unexpected answer ${r.warmUp.sample}`] : []),
+    ...(r.rss !== undefined ? [`${r.id}: the service's RSS ${num(r.rss.beforeMB)} MB before the downloads, ${num(r.rss.peakMB)} MB at its peak during them: + ${num(r.rss.growthMB, 1)} MB`] : []),
     ...(r.background !== undefined
       ? [`${r.id} at ${r.talks} talks: meanwhile ${r.background.connections} other clients sent ${r.background.requests} requests (${Object.entries(r.background.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')})`]
       : [])

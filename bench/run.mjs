@@ -22,7 +22,9 @@
  * its queue is filled and drained by one, then two, index worker processes.
  * The varied traffic (scenarios of `traffic: 'varied'`) needs a second
  * process of the service on the same database, started with the first when
- * such a scenario is chosen, and its users (crowd-users.mjs).
+ * such a scenario is chosen, and its users (crowd-users.mjs). The 100 MB
+ * download's file is sent up by a process of the service of its own, whose
+ * bounds allow it (see `download`).
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
@@ -34,7 +36,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
-import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, startServer } from './processes.mjs'
+import { downloads, newFolder, uploadFile, uploadImages } from './media.mjs'
+import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, resetPeak, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
 import { pausesWithin } from './pauses.mjs'
@@ -48,10 +51,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
  * enough for 30 batches of 1 000: 10 000 drained by two workers (four lanes) in about two seconds,
  * ending in a round of batches only half filled, so that its rate was mostly its start and its end.
  */
-/** `crowd`: the clients and seconds of the varied traffic (issue 23: 20 clients for 60 s). */
+/**
+ * `crowd`: the clients and seconds of the varied traffic (issue 23: 20 clients for 60 s); `images`:
+ * the Images whose scales are made and served (11 scales each); `downloads`: of the 100 MB file, one after the other.
+ */
 const PROFILES = {
-  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500, drainTalks: 1000, crowd: { connections: 20, duration: 15 } },
-  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000, drainTalks: 30_000, crowd: { connections: 20, duration: 60 } }
+  quick: { sizes: [1000], duration: 6, warmup: 2, connections: 10, bulkTalks: 500, drainTalks: 1000, crowd: { connections: 20, duration: 15 }, images: 24, downloads: 3 },
+  full: { sizes: [1000, 10_000, 100_000], duration: 15, warmup: 3, connections: 10, bulkTalks: 2000, drainTalks: 30_000, crowd: { connections: 20, duration: 60 }, images: 100, downloads: 5 }
 }
 const ADMIN_PASSWORD = 'bench-admin-password'
 const MEMBER = { login: 'bench-member', password: 'bench-member-password' }
@@ -65,6 +71,16 @@ const NO_THROTTLE = { LOGIN_MAX_FAILURES: '10000', LOGIN_MAX_FAILURES_PER_IP: '1
 const SERVICE_ENV = { LOG_LEVEL: 'warn', ADMIN_PASSWORD, JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256', ...NO_THROTTLE }
 const IDLE_SETTLE_MS = 1000
 const SAMPLE_TALKS = 200
+/** The file of the download (issue 24): 100 MB, and MB as the report counts memory. */
+const MB = 2 ** 20
+const FILE_BYTES = 100 * MB
+/**
+ * A JSON body carries a file as base64 (4 characters for 3 bytes), within
+ * FILE_MAX_BYTES and BODY_LIMIT: raised for the process that sends the file
+ * up, and for it alone, so that every scenario measures the service as
+ * configured by default (the hostile writes are the largest it accepts so).
+ */
+const LARGE_FILE_ENV = { FILE_MAX_BYTES: String(FILE_BYTES), BODY_LIMIT: String(Math.ceil(FILE_BYTES / 3) * 4 + MB) }
 
 const { values: args } = parseArgs({
   options: {
@@ -85,7 +101,9 @@ const JOBS = {
   reindex: { id: 'reindex-solr', title: 'reindex into Solr (@solr-maintenance/reindex)', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest' },
   ingest: { id: 'floor-solr-ingest', title: 'floor: raw bulk ingest into the search server, one client', group: 'floor', unit: 'docs/s' },
   drain1: { id: 'drain-1-worker', title: 'drain of the async queue, 1 worker process', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 1 },
-  drain2: { id: 'drain-2-workers', title: 'drain of the async queue, 2 worker processes', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 2 }
+  drain2: { id: 'drain-2-workers', title: 'drain of the async queue, 2 worker processes', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 2 },
+  download: { id: 'download-100mb', title: 'GET @@download/file of a 100 MB File, one client, the same file downloaded again, anonymous', group: 'job', unit: 'MB/s', floor: 'floor-file-stream' },
+  fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed in 256 KiB slices read with pg', group: 'floor', unit: 'MB/s' }
 }
 const chosen = scenario => only === undefined || only.includes(scenario.id)
 /** What runs: the chosen scenarios and jobs, and every floor one of them is compared with (floor-db always). */
@@ -256,6 +274,45 @@ async function drain (job, env, databaseUrl, talks) {
   }
 }
 
+/**
+ * The 100 MB download: the file sent up as JSON by a process of the service
+ * of its own (LARGE_FILE_ENV), then downloaded `settings.downloads` times by
+ * one client from the floor, and from `service`, whose peak RSS over its
+ * downloads (the first included: nothing warmed it) is set against its RSS
+ * before them: the service streams the file, it must not hold it.
+ */
+async function download (env, service, floor, token, talks) {
+  const failed = (job, err) => ({ ...job, talks, status: 'failed', reason: err.message })
+  let file
+  const uploader = await startService({ ...env, ...LARGE_FILE_ENV }, 'service-upload.log')
+  try {
+    const started = performance.now()
+    file = await uploadFile(uploader.url, token, FILE_BYTES)
+    say(`sent a File of ${FILE_BYTES / MB} MB up as JSON in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  } catch (err) {
+    return [failed(JOBS.fileStream, err), failed(JOBS.download, err)]
+  } finally {
+    await uploader.stop()
+  }
+  const timed = async (job, url) => {
+    try {
+      const { bytes, seconds } = await downloads(url, settings.downloads, FILE_BYTES)
+      return jobRecord(job, talks, bytes / MB, seconds)
+    } catch (err) {
+      return failed(job, err)
+    }
+  }
+  say(`floor-file-stream at ${talks} talks`)
+  const floorRecord = await timed(JOBS.fileStream, `${floor.url}/file/${file.uid}`)
+  say(`download-100mb at ${talks} talks`)
+  await resetPeak(service.pid)
+  const before = await service.memory()
+  const record = await timed(JOBS.download, `${service.url}${file.path}/@@download/file`)
+  const after = await service.memory()
+  Object.assign(record, { memoryAfter: after, rss: { fileMB: FILE_BYTES / MB, beforeMB: before.rss, peakMB: after.peak, growthMB: after.peak - before.rss } })
+  return [floorRecord, record]
+}
+
 /** The commit measured, and whether the working tree differed from it. */
 function revision () {
   const git = (...gitArgs) => execFileSync('git', gitArgs, { cwd: ROOT, encoding: 'utf8' }).trim()
@@ -337,12 +394,41 @@ async function main () {
       crowd = { admin: adminToken, members: [...users.members, { login: MEMBER.login, token: tokens.member }], managers: users.managers }
     }
 
+    /** What scenarios need made before them (`needs`, bench/media.mjs), made at the first that needs it. */
+    const made = {}
+    const MAKE = {
+      images: async () => {
+        const started = performance.now()
+        const images = await uploadImages(service.url, tokens.admin, settings.images)
+        say(`uploaded ${images.length} Images (${(images.reduce((sum, i) => sum + i.bytes, 0) / MB).toFixed(1)} MB of JPEG) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+        return images
+      },
+      pages: async () => await newFolder(service.url, tokens.admin, 'bench-pages')
+    }
+    /** Makes what the scenario needs into `ctx`, then GETs what it primes (each must answer 200). */
+    const prepare = async (scenario, ctx) => {
+      for (const need of scenario.needs ?? []) ctx[need] = made[need] ??= await MAKE[need]()
+      for (const path of scenario.prime?.(ctx) ?? []) {
+        const res = await setUpFetch(service.url + path, { method: 'GET' })
+        await res.arrayBuffer()
+        if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`)
+      }
+    }
+
     let job = 0
     const measure = async (scenario, talks, ctx) => {
       say(`${scenario.id} at ${talks} talks`)
       const target = { floor, solr, async: asyncService }[scenario.target] ?? service
       if (scenario.settings !== undefined) await call(target.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
       const jobCtx = { ...ctx, job: ++job }
+      try {
+        await prepare(scenario, jobCtx)
+      } catch (err) {
+        say(`${scenario.id} failed: ${err.message}`)
+        const record = { id: scenario.id, title: scenario.title, group: scenario.group, talks, status: 'failed', reason: `preparing it: ${err.message}` }
+        report.results.push(record)
+        return record
+      }
       const varied = scenario.traffic === 'varied'
       const processes = varied ? [service, peer] : [target]
       const cpuBefore = varied ? await Promise.all(processes.map(p => p.cpuSeconds())) : []
@@ -425,6 +511,11 @@ async function main () {
         records.push(await measure(scenario, sample.count, ctx))
         // The varied traffic retracted some of the sampled talks: the scenarios after it read talks published now.
         if (scenario.traffic === 'varied') ctx.talks = (await sampleTalks(database.url)).paths
+      }
+      if (level === 0 && selected(JOBS.download)) {
+        const [floorRecord, record] = await download(env, service, floor, tokens.admin, sample.count)
+        compare(record, floorRecord)
+        report.results.push(floorRecord, record)
       }
       const after = await measure(floorScenario, sample.count, ctx)
       if (before.status === 'measured' && after.status === 'measured') {

@@ -29,11 +29,18 @@
  * scenario is measured (their answers are counted, not measured), or a list
  * of such, sent side by side.
  *
- * Reindexing into Solr, the raw ingest into the search server and the drain
- * of the asynchronous queue are jobs that run.mjs times itself (no HTTP
- * load): see `JOBS` there.
+ * `needs` names what run.mjs makes through the API before the scenario, once
+ * a run, and adds to `ctx` under that name (bench/media.mjs): `images`,
+ * published Images of varied sizes with their scales' names, and `pages`, the
+ * folder pages are created in. `prime(ctx)` gives paths that run.mjs GETs once
+ * before the scenario, unmeasured (what a scenario of kept answers needs kept).
+ *
+ * Reindexing into Solr, the raw ingest into the search server, the drain
+ * of the asynchronous queue and the 100 MB download are jobs that run.mjs
+ * times itself (no load generator): see `JOBS` there.
  */
 import { NUMBER, hostileWrites } from './hostile.mjs'
+import { PAGE_BLOCKS, pageBody } from './pages.mjs'
 import { COMMON_SUBJECT, FIRST_DAY, FULL_TEXT_QUERIES, WORD_IN_EVERY_TALK, WORD_IN_TENTH_OF_TALKS, talkBody } from './talks.mjs'
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' }
@@ -142,6 +149,26 @@ const createWithSolr = (id, title, settings, target) => ({
   ...(target !== undefined ? { target } : {}),
   plan: ctx => ({ requests: [createTalk(ctx, ctx.tokens.member)], check: expectType('talk') })
 })
+
+/** Every scale of every image, image after image: each (image, scale) once. */
+const everyScale = images => images.flatMap(image => Object.entries(image.scales).map(([name, scale]) => ({ image, name, scale })))
+
+/**
+ * A job that asks each scale of `ctx.images` once, by `path(image, name,
+ * scale)`: the check request is the first, the job the rest (`amount`), so
+ * that no scale is asked twice.
+ */
+const eachScaleOnce = path => ({
+  amount: ctx => everyScale(ctx.images).length - 1,
+  plan: ctx => ({
+    requests: [rotating('GET', everyScale(ctx.images).map(({ image, name, scale }) => path(image, name, scale)))],
+    check: (body, headers) => headers['content-type'] === 'image/jpeg' ? null : `answered ${headers['content-type']}, not a JPEG`
+  })
+})
+
+/** The scales served again and again: those a listing and a teaser show (Volto's thumbnails, its teaser and image blocks). */
+const KEPT_SCALES = ['thumb', 'mini', 'preview', 'teaser']
+const keptScalePaths = ctx => ctx.images.flatMap(image => KEPT_SCALES.map(name => image.scales[name].download))
 
 export const SCENARIOS = [
   {
@@ -357,6 +384,58 @@ export const SCENARIOS = [
         check: body => body.items_total === IMPORT_BATCH && body.items.every(item => item['@type'] === 'talk' && item.review_state === 'published')
           ? null
           : `answered ${body.items_total} items, not ${IMPORT_BATCH} published talks`
+      }
+    }
+  },
+  // The media of issue 24, after the rest: the pages they create are not to be listed or searched by the scenarios above.
+  {
+    id: 'floor-scale',
+    title: 'floor: the same scales made by sharp from the originals read with pg, kept nowhere',
+    target: 'floor',
+    group: 'floor',
+    needs: ['images'],
+    unit: 'scales/s',
+    ...eachScaleOnce((image, name, scale) => `/scale/${image.uid}/${scale.width}/${scale.height}`)
+  },
+  {
+    // Each request is a question not asked before: a scale is made at its first request (then kept, image_scales).
+    id: 'image-scales-new',
+    title: 'GET @@images/image/<scale>, first requests: every scale of N Images (1700–2999 px wide, varied shapes) asked once',
+    group: 'job',
+    floor: 'floor-scale',
+    needs: ['images'],
+    unit: 'scales/s',
+    ...eachScaleOnce((image, name) => `${image.path}/@@images/image/${name}`)
+  },
+  {
+    id: 'image-scale-kept',
+    title: `GET a kept scale by its versioned name, repeated: ${KEPT_SCALES.join(', ')} of N Images in rotation, anonymous`,
+    group: 'read',
+    needs: ['images'],
+    prime: keptScalePaths,
+    plan: ctx => ({
+      requests: [rotating('GET', keptScalePaths(ctx))],
+      check: (body, headers) => headers['content-type'] !== 'image/jpeg'
+        ? `answered ${headers['content-type']}, not a JPEG`
+        : /immutable/.test(headers['cache-control'] ?? '') ? null : `answered cache-control ${headers['cache-control']}, not kept for ever`
+    })
+  },
+  {
+    id: 'create-page-blocks',
+    title: `POST a page of ${PAGE_BLOCKS} blocks (a title and Slate paragraphs), new text each, no Solr`,
+    group: 'write',
+    needs: ['pages'],
+    settings: CATALOGUE,
+    plan: ctx => {
+      let n = 0
+      return {
+        requests: [{
+          method: 'POST',
+          path: ctx.pages,
+          headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
+          setupRequest: request => ({ ...request, body: JSON.stringify(pageBody(1_000_000 * ctx.job + n, `page ${ctx.job}-${n++}`)) })
+        }],
+        check: expectType('Document')
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
- * The targets of issue 15 ("Performance at scale"), issue 22 (bounded work per request) and issue
- * 23 ("Fast under real traffic": the varied traffic), checked against a run's results. Each answers where the service stands and by how much it meets or
+ * The targets of issue 15 ("Performance at scale"), issue 22 (bounded work per request), issue
+ * 23 ("Fast under real traffic": the varied traffic) and issue 24 (images, files and pages of
+ * blocks), checked against a run's results. Each answers where the service stands and by how much it meets or
  * misses (`by`: the margin relative to the target, positive when met);
  * `met` is null when the run did not measure it, or not at the size the
  * target names (the quick profile stops at 1 000 talks).
@@ -31,6 +32,15 @@ const RANDOM_GET_FLOOR_SHARE = 0.7
 const PACED_AT_TARGET = 'varied-traffic-paced-25'
 const MILLION = 1_000_000
 const MILLION_GROWTH = 2
+/** Issue 24: a kept scale is served about as a talk's row is read; pages of 50 blocks are created as a site's editors need. */
+const KEPT_SCALE_FLOOR_SHARE = 0.5
+const PAGES_PER_SECOND = 500
+/**
+ * A download is streamed a slice at a time: the service's RSS may grow by a
+ * quarter of the file at most (what the collector leaves of the slices sent),
+ * far from the whole file that holding it would take.
+ */
+const DOWNLOAD_RSS_SHARE = 0.25
 
 const measured = (results, id) => results.filter(r => r.id === id && r.status === 'measured')
 const fmt = (value, digits = 0) => value.toFixed(digits)
@@ -200,6 +210,13 @@ export function checkTargets (report) {
     { target: `varied traffic: the whole mix >= ${pct(MIX_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atHundredThousand(withRatio(measured(results, 'varied-traffic')), ratio, { min: MIX_FLOOR_SHARE }, describeRatio) },
     { target: `GET a random talk of all N >= ${pct(RANDOM_GET_FLOOR_SHARE)} of the floor at ${AT_SCALE} talks`, ...atHundredThousand(withRatio(measured(results, 'get-random-talk')), ratio, { min: RANDOM_GET_FLOOR_SHARE }, describeRatio) },
     { target: `varied traffic: every class's p99 at ${MILLION} talks at most × ${MILLION_GROWTH} its p99 at ${AT_SCALE}`, ...millionGrowth(results) },
-    { target: 'varied traffic: no answer 5xx', ...noServerErrors(results) }
+    { target: 'varied traffic: no answer 5xx', ...noServerErrors(results) },
+    { target: `a kept scale by its versioned name >= ${pct(KEPT_SCALE_FLOOR_SHARE)} of the floor`, ...everySize(withRatio(measured(results, 'image-scale-kept')), ratio, { min: KEPT_SCALE_FLOOR_SHARE }, describeRatio) },
+    { target: `pages of 50 blocks created >= ${PAGES_PER_SECOND}/s`, ...everySize(measured(results, 'create-page-blocks'), r => r.rate, { min: PAGES_PER_SECOND }, describeRate) },
+    {
+      target: `a 100 MB download grows the service's RSS by < ${pct(DOWNLOAD_RSS_SHARE)} of the file`,
+      ...everySize(measured(results, 'download-100mb'), r => r.rss.growthMB / r.rss.fileMB, { max: DOWNLOAD_RSS_SHARE },
+        r => `+ ${fmt(r.rss.growthMB, 1)} MB while sending ${fmt(r.count)} MB (${fmt(r.rss.fileMB)} MB a download) at ${fmt(r.rate)} MB/s`)
+    }
   ]
 }
