@@ -14,6 +14,11 @@ function factoryOf (field: Field): { factory: string, widget?: string, type?: st
   if (field.vocabulary !== undefined) return { factory: field.type === 'array' ? 'Multiple Choice' : 'Choice' }
   if (field.format === 'date-time') return { factory: 'Date/Time', widget: 'datetime' }
   if (field.format === 'email') return { factory: 'Email', widget: 'email' }
+  // Without a widget, as plone.restapi describes zope.schema's Bool, Int and Float: Volto then
+  // chooses its checkbox and number widgets by the type (a widget name would win over it).
+  if (field.type === 'boolean') return { factory: 'Yes/No' }
+  if (field.type === 'integer') return { factory: 'Integer' }
+  if (field.type === 'number') return { factory: 'Floating-point number' }
   if (field.type === 'array') return { factory: field.suggestions !== undefined ? 'Tuple' : 'List' }
   if (typeof field.pattern === 'string') return { factory: 'Text line (String)' }
   return { factory: 'Text', widget: 'textarea' }
@@ -38,11 +43,18 @@ export async function typeSchema (type: ContentType, baseUrl: string, vocabulari
   const behaviorOf = new Map(type.declaration.behaviors.flatMap(b => Object.keys(b.schema.properties).map(name => [name, b.name])))
   for (const [name, field] of type.fields) {
     const schema = clean(field as unknown as Record<string, unknown>)
-    // Rich text is a string on the wire as Plone declares it (the object form is accepted too).
-    if (field.kind === 'richtext') delete schema.anyOf
+    // A field of several shapes is described by its first, as Plone declares the field (rich text a
+    // string, a collection's query its criteria): a client's own checks of that shape (Volto's
+    // maxItems) would refuse the others, which the service checks.
+    const shape = Array.isArray(schema.anyOf) ? schema.anyOf[0] as { type?: string, items?: unknown } : undefined
+    if (shape !== undefined) {
+      delete schema.anyOf
+      schema.type = shape.type
+      if (shape.items !== undefined) schema.items = shape.items
+    }
     // Blocks are JSON to a client (a dict): their shape is the blocks' own business.
     if (field.kind === 'blocks' || field.kind === 'blocks_layout') for (const key of ['patternProperties', 'properties', 'required']) delete schema[key]
-    const property: Record<string, unknown> = { description: '', ...schema, ...factoryOf(field), behavior: behaviorOf.get(name) ?? type.name }
+    const property: Record<string, unknown> = { description: '', ...schema, ...factoryOf(shape !== undefined ? { ...field, type: shape.type } : field), behavior: behaviorOf.get(name) ?? type.name }
     if (field.vocabulary !== undefined) {
       property.vocabulary = { '@id': `${baseUrl}/@vocabularies/${field.vocabulary}` }
       const tokens = await vocabularies.tokens(field.vocabulary)

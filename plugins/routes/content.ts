@@ -73,8 +73,12 @@ export default fp(async fastify => {
     return { items, items_total: total, ...(batching !== undefined ? { batching } : {}) }
   }
 
-  async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const located = await requireContext(content, request)
+  /**
+   * The object as plone.restapi's serializer gives it (a GET, and the answer to a write that
+   * returns the object): its representation, with what it lists — a folder its items, a
+   * collection its results (Volto's listing view reads `items` of a collection it just saved).
+   */
+  async function serialized (request: FastifyRequest, reply: FastifyReply, located: Located): Promise<Record<string, unknown>> {
     const searchParams = queryOf(request.url)
     const body = await representation(request, located, searchParams)
     if (located.type.folderish) {
@@ -91,6 +95,12 @@ export default fp(async fastify => {
     } else if (located.type.declaration.storedQuery !== undefined) {
       Object.assign(body, await storedQueryListing(request, reply, located, searchParams))
     }
+    return body
+  }
+
+  async function getContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const located = await requireContext(content, request)
+    const body = await serialized(request, reply, located)
     void reply.header('etag', etagOf(located))
     return body
   }
@@ -111,7 +121,7 @@ export default fp(async fastify => {
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
     const created = await content.create(parent, type, write, request.principal)
     const url = urlOf(request.baseUrl, created.obj.path)
-    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await afterWriting(async () => await representation(request, created)))
+    return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await afterWriting(async () => await serialized(request, reply, created)))
   }
 
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -133,7 +143,7 @@ export default fp(async fastify => {
     })
     void reply.header('etag', etagOf(updated))
     if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
-      return reply.code(200).send(await afterWriting(async () => await representation(request, updated)))
+      return reply.code(200).send(await afterWriting(async () => await serialized(request, reply, updated)))
     }
     return reply.code(204).send()
   }

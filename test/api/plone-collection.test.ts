@@ -46,6 +46,19 @@ t.test('Collection', async t => {
     t.match((await call('GET', path)).json(), { '@type': 'Collection', query: talks, sort_on: 'sortable_title', limit: 1000, item_count: 30 })
   })
 
+  t.test('the answer to a write that returns the object lists as its GET does (Volto shows a collection it saved at once)', async t => {
+    const created = await call('POST', '/', { '@type': 'Collection', title: 'Fresh', query: talks, sort_on: 'sortable_title' }, admin)
+    t.equal(created.statusCode, 201, created.body)
+    const path = new URL(created.json()['@id']).pathname
+    t.same(titlesOf(created.json()), titlesOf((await call('GET', path, undefined, admin)).json()))
+    t.equal(created.json().items_total, 5)
+    const patched = await call('PATCH', path, { sort_reversed: true, limit: 1 }, admin, { prefer: 'return=representation' })
+    t.equal(patched.statusCode, 200, patched.body)
+    t.same(titlesOf(patched.json()), ['Echo rest'])
+    const folder = await call('POST', '/', { '@type': 'Document', title: 'A page' }, admin)
+    t.match(folder.json(), { items: [], items_total: 0 }, 'a folderish object lists its (no) items')
+  })
+
   t.test('sort_reversed and limit are the stored query\'s', async t => {
     const path = await create({ query: talks, sort_on: 'sortable_title', sort_reversed: true, limit: 2 })
     const body = (await call('GET', path, undefined, admin)).json()
@@ -88,6 +101,32 @@ t.test('Collection', async t => {
 
   t.test('@types/Collection offers Volto\'s query widget', async t => {
     const schema = (await call('GET', '/@types/Collection', undefined, admin)).json()
-    t.match(schema.properties, { query: { type: 'array', widget: 'querystring' }, sort_reversed: { type: 'boolean' }, limit: { default: 1000 } })
+    t.match(schema.properties, { query: { type: 'array', factory: 'List', widget: 'querystring' }, sort_reversed: { type: 'boolean' }, limit: { default: 1000 } })
+    t.notOk('anyOf' in schema.properties.query, 'described as Plone declares it: the criteria')
+    t.notOk('maxItems' in schema.properties.query, 'Volto would check it against the object its form writes')
+  })
+
+  t.test('the query as Volto 18\'s form writes it (its querystring widget\'s value) is kept as sent and runs', async t => {
+    // What Volto's content form sends for a field named `query`: the listing block's querystring widget.
+    const written = { query: talks, sort_on: 'sortable_title', sort_order: 'descending', sort_order_boolean: true, limit: '2', b_size: '10' }
+    const path = await create({ query: written })
+    const body = (await call('GET', path, undefined, admin)).json()
+    t.same(body.query, written, 'kept as sent: Volto\'s form shows it again')
+    t.same(titlesOf(body), ['Echo rest', 'Delta rest'], 'its sorting and limit are the query\'s')
+    const unsorted = await create({ query: { query: talks }, sort_on: 'sortable_title', limit: 3 })
+    t.same(titlesOf((await call('GET', unsorted, undefined, admin)).json()), ['Alpha rest', 'Bravo rest', 'Charlie rest'], 'without them, the collection\'s own fields')
+    const refused: Array<[unknown, RegExp]> = [
+      [{ query: [{ i: 'portal_type', o: 'plone.app.querystring.operation.no.such' }] }, /Unknown operation/],
+      [{ query: talks, sort_on: 'no_such_index' }, /stored query cannot run/],
+      [{ query: Array.from({ length: 51 }, () => talks[0]) }, /./],
+      [{ query: talks, limit: 'many' }, /./],
+      [{ query: talks, surprise: 1 }, /./]
+    ]
+    for (const [query, message] of refused) {
+      const res = await call('PATCH', path, { query }, admin)
+      t.equal(res.statusCode, 400, JSON.stringify(query).slice(0, 80))
+      t.match(res.json(), { errors: [{ message }] })
+    }
+    t.same((await call('GET', path, undefined, admin)).json().query, written, 'nothing written')
   })
 })

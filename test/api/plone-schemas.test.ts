@@ -33,6 +33,15 @@ t.test('schemas as Volto reads them', async t => {
     })
   })
 
+  await t.test('@types: yes/no and number fields without a widget name, so that Volto shows a checkbox and a number input', async t => {
+    const event = (await call('GET', '/@types/Event')).json()
+    const collection = (await call('GET', '/@types/Collection')).json()
+    t.match(event.properties, { whole_day: { type: 'boolean', factory: 'Yes/No' }, open_end: { type: 'boolean', factory: 'Yes/No' } })
+    t.match(collection.properties, { sort_reversed: { type: 'boolean', factory: 'Yes/No' }, limit: { type: 'integer', factory: 'Integer', default: 1000 }, item_count: { type: 'integer', factory: 'Integer' } })
+    // Volto chooses a widget named in the schema before one for the type.
+    for (const property of [event.properties.whole_day, event.properties.open_end, collection.properties.sort_reversed, collection.properties.limit]) t.notOk('widget' in property, property.title)
+  })
+
   await t.test('plone.app.vocabularies.Keywords: the tags on content the caller may see', async t => {
     const published = await call('POST', '/talks', talkBody({ title: 'Tagged', subjects: ['fastify', 'plone'] }), owner)
     await call('POST', `${new URL(published.json()['@id']).pathname}/@workflow/submit`, undefined, owner)

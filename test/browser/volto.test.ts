@@ -1,27 +1,38 @@
 import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, rm } from 'node:fs/promises'
+import { mkdir, readFile, rm } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { chromium, type Page, type Response } from 'playwright-core'
+import { chromium, type Locator, type Page, type Response } from 'playwright-core'
+import sharp from 'sharp'
 import { projectRoot } from '../../core/config/paths.js'
 import { ADMIN_PASSWORD, JWT_SECRET, freshDatabase } from '../helper.js'
 
 /**
  * Volto 18 (Plone's own frontend, from the npm registry) against the service, in Chromium, as an
  * editor uses it: browse, log in, add a lightning talk, edit it, publish it, find it, open folder
- * contents, add a page built of blocks, edit the home page, open the Solr control panel, log out. Volto runs as its operators run it (run-volto.mjs):
+ * contents, add a page built of blocks, edit the home page (a text, an uploaded image), add a page
+ * with a listing of talks and a teaser, a news item with a lead image, a weekly event, a link and a
+ * collection, upload two files at once and download one, publish everything, open the Solr control
+ * panel, log out; then, as anonymous, see the images served as scales, the listing, the collection
+ * and the event's dates. Volto runs as its operators run it (run-volto.mjs):
  * the production build (prepare-volto.mjs, run by `npm test`'s pretest) behind its own proxy, which
  * forwards `/++api++` to the service with Zope's virtual hosting path; server-side rendering calls
  * the service directly. A screenshot of every step is kept in test/browser/screenshots/.
  */
-// Thirteen steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
+// Twenty-six steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
 t.setTimeout(600000)
 
 const voltoApp = join(projectRoot, 'test', 'browser', 'volto-app')
 const screenshots = join(projectRoot, 'test', 'browser', 'screenshots')
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/** Width of the images the editor uploads: wider than every scale Volto may ask for (huge is 1600). */
+const PHOTO_WIDTH = 2400
+/** A photo of one colour, as an editor uploads one. */
+const photo = async (background: string): Promise<Buffer> =>
+  await sharp({ create: { width: PHOTO_WIDTH, height: 1200, channels: 3, background } }).jpeg().toBuffer()
 /** What Volto shows instead of a page when the API refused or failed. */
 const ERROR_TEXTS = ['Server Error', 'Sorry, something went wrong', 'Forbidden', 'Unauthorized', 'Page not found', 'Connection refused']
 
@@ -82,10 +93,12 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   const login = await fetch(`${service}/@login`, { method: 'POST', headers: json, body: JSON.stringify({ login: 'admin', password: ADMIN_PASSWORD }) })
   const { token } = await login.json() as { token: string }
   const auth = { ...json, authorization: `Bearer ${token}` }
+  // The speaker's portrait, which a teaser of the talk shows.
+  const portrait = { data: (await photo('#7a4988')).toString('base64'), encoding: 'base64', filename: 'portrait.jpg', 'content-type': 'image/jpeg' }
   const seeded = await fetch(`${service}/talks`, {
     method: 'POST',
     headers: auth,
-    body: JSON.stringify({ '@type': 'talk', id: 'plone-meets-fastify', title: 'Plone meets Fastify', description: 'Volto in front of a Fastify service', type_of_talk: 'Talk', audience: ['Beginner'] })
+    body: JSON.stringify({ '@type': 'talk', id: 'plone-meets-fastify', title: 'Plone meets Fastify', description: 'Volto in front of a Fastify service', type_of_talk: 'Talk', audience: ['Beginner'], image: portrait })
   })
   t.equal(seeded.status, 201, 'a talk to browse')
   t.equal((await fetch(`${service}/talks/plone-meets-fastify/@workflow/publish`, { method: 'POST', headers: auth })).status, 200, 'published')
@@ -100,7 +113,8 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
 
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
   t.teardown(async () => { await browser.close() })
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+  // In UTC, so that the event's dates read the same on every machine.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })
   page.setDefaultTimeout(20000)
 
   // What happened behind the page, reported with each step: refused or failed API calls, the
@@ -247,6 +261,28 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     await editable.filter({ hasText: text }).waitFor()
   }
 
+  /** Adds a block with the block chooser of `from`'s add button: Volto turns an empty text block into it, or adds it after another block. */
+  const addBlock = async (from: Locator, id: string, title: string): Promise<void> => {
+    await from.locator('button.block-add-button').first().click()
+    await page.locator('.blocks-chooser input').fill(title)
+    await page.locator(`.blocks-chooser .button.${id}`).click()
+  }
+  /** Picks the criterion "Type is <type>" in Volto's query widget (a listing block's, a collection's). */
+  const queryType = async (widget: Locator, type: string): Promise<void> => {
+    await widget.locator('.react-select__control').last().click()
+    await page.locator('.react-select__option', { hasText: /^Type$/ }).click()
+    // The new criterion's third select: its values (after its index and its operation).
+    await widget.locator('.react-select__control').nth(2).click()
+    await page.locator('.react-select__option', { hasText: new RegExp(`^${type}$`) }).click()
+  }
+  /** An object as the service keeps it, read as the editor. */
+  const stored = async (path: string): Promise<Record<string, any>> => await (await fetch(`${service}${path}`, { headers: auth })).json() as Record<string, any>
+  /** Saves the form and waits for Volto to leave it (`from`: the form's path ending, /add or /edit). */
+  const save = async (from: string): Promise<void> => {
+    await page.locator('#toolbar-save').click()
+    await page.waitForURL(url => !url.pathname.endsWith(from))
+  }
+
   await step('add a page built of blocks', async t => {
     await page.goto(`${volto}/add?type=Document`)
     // Volto edits a type whose schema has blocks with its blocks editor: a title block and a text block to start with.
@@ -280,6 +316,155 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     t.pass('the listing block lists the site\'s items under the text')
   })
 
+  await step('add an image block to the home page, uploading the image', async t => {
+    await page.goto(`${volto}/edit`)
+    // A new text block under the welcome text (Enter at its end), turned into an image block.
+    await page.locator('.content-area .slate-editor [contenteditable="true"]', { hasText: 'Welcome to the conference site' }).click()
+    await page.keyboard.press('End')
+    await page.keyboard.press('Enter')
+    await addBlock(page.locator('.block-editor-slate', { has: page.locator('[contenteditable="true"]:focus') }), 'image', 'Image')
+    // Volto's upload button opens this input; the image goes into the site root as an Image.
+    await page.locator('.block.image input[type="file"]').setInputFiles({ name: 'harbour.jpg', mimeType: 'image/jpeg', buffer: await photo('#2a6f97') })
+    await page.locator('.block.image img[src*="@@images"]').waitFor()
+    await save('/edit')
+    await page.locator('#page-document .block.image img[src*="@@images"]').waitFor()
+    const root = await stored('/')
+    const image = Object.values(root.blocks as Record<string, { '@type': string, url?: string }>).find(block => block['@type'] === 'image')
+    t.match(image?.url, /\/harbour-jpg$/, 'the block links the uploaded image')
+    t.match(await stored('/harbour-jpg'), { '@type': 'Image', image: { width: PHOTO_WIDTH, 'content-type': 'image/jpeg' } }, 'kept as an Image')
+  })
+
+  await step('add a page with a listing of talks and a teaser', async t => {
+    await page.goto(`${volto}/add?type=Document`)
+    await typeInto(page.locator('.block.inner.title [contenteditable="true"]'), 'Talks of the week')
+    await page.locator('.content-area .slate-editor [contenteditable="true"]').last().click()
+    await addBlock(page.locator('.block-editor-slate').last(), 'listing', 'Listing')
+    // The listing's criteria, in the sidebar: Volto previews what @querystring-search answers.
+    await queryType(page.locator('#sidebar .query-widget'), 'Talk')
+    const listing = page.locator('.block-editor-listing')
+    await listing.filter({ hasText: 'Plone meets Fastify' }).filter({ hasText: 'Fastify in five minutes, revised' }).waitFor()
+    // A teaser after the listing, its target picked in the object browser.
+    await addBlock(listing, 'teaser', 'Teaser')
+    await page.locator('#sidebar .objectbrowser-field button.action').click()
+    await page.locator('button[aria-label="Browse Talks"]').click()
+    await page.locator('li[aria-label="Select Plone meets Fastify"]').click()
+    await page.locator('.block-editor-teaser img[src*="@@images"]').waitFor()
+    await save('/add')
+    const view = page.locator('#page-document')
+    await view.locator('.block.listing', { hasText: 'Fastify in five minutes, revised' }).waitFor()
+    t.match(await view.locator('.block.teaser').innerText(), /Plone meets Fastify/, 'the teaser shows the talk')
+    const blocks = Object.values((await stored(pathOf(page))).blocks as Record<string, Record<string, any>>)
+    t.match(blocks.find(block => block['@type'] === 'listing'), { querystring: { query: [{ i: 'portal_type', v: ['talk'] }] } }, 'the listing keeps its query')
+    t.match(blocks.find(block => block['@type'] === 'teaser'), { href: [{ '@id': `${service}/talks/plone-meets-fastify`, image_field: 'image' }] }, 'the teaser links the talk')
+  })
+
+  // What follows lives in that page (folderish, as plone.volto makes it): the site's navigation
+  // lists the root's items, and a bar wider than the window would spoil the screenshots.
+  const inPage = '/talks-of-the-week'
+  await step('add a news item with a lead image', async t => {
+    await page.goto(`${volto}${inPage}/add?type=News Item`)
+    await typeInto(page.locator('.block.inner.title [contenteditable="true"]'), 'Harbour reopens')
+    // The lead image is a field of the sidebar's form; a lead image block shows it in the page.
+    await page.locator('#field-image').setInputFiles({ name: 'quay.jpg', mimeType: 'image/jpeg', buffer: await photo('#c06014') })
+    await page.locator('#field-image-image').waitFor()
+    await page.locator('.content-area .slate-editor [contenteditable="true"]').last().click()
+    await addBlock(page.locator('.block-editor-slate').last(), 'leadimage', 'Lead Image')
+    await page.locator('.block-editor-leadimage img').waitFor()
+    await save('/add')
+    await page.locator('#page-document .block.image img[src*="@@images"]').waitFor()
+    t.match(await stored(pathOf(page)), { '@type': 'News Item', image: { width: PHOTO_WIDTH, filename: 'quay.jpg' } })
+  })
+
+  // Next year's, so that its every occurrence is to come.
+  const year = new Date().getUTCFullYear() + 1
+  await step('add an event that repeats weekly', async t => {
+    await page.goto(`${volto}${inPage}/add?type=Event`)
+    await typeInto(page.locator('.block.inner.title [contenteditable="true"]'), 'Harbour tour')
+    // Volto's date pickers take a typed date (the time is the current one).
+    for (const id of ['start', 'end']) {
+      await page.locator(`#${id}-date`).fill(`01/05/${year}`)
+      await page.keyboard.press('Escape')
+    }
+    // Volto's recurrence widget: a modal that writes the RRULE with rrule.js.
+    await page.locator('.edit-recurrence').click()
+    const modal = page.locator('.recurrence-form')
+    await modal.locator('#field-freq .react-select__control').click()
+    await page.locator('.react-select__option', { hasText: /^Weekly$/ }).click()
+    await modal.locator('.checkbox', { has: page.locator('#recurrenceEndsCount') }).click()
+    await modal.locator('#count').fill('4')
+    await modal.locator('button.save').click()
+    await save('/add')
+    await page.locator('.event-when').first().waitFor()
+    const event = await stored(pathOf(page))
+    t.match(event, { '@type': 'Event', start: new RegExp(`^${year}-01-05T`) })
+    t.match(event.recurrence, /RRULE:FREQ=WEEKLY;.*COUNT=4/, 'the rule Volto wrote')
+    t.match(await page.locator('#page-document').innerText(), new RegExp(`Jan 26, ${year}`), 'its last occurrence is listed')
+  })
+
+  await step('add a link', async t => {
+    await page.goto(`${volto}${inPage}/add?type=Link`)
+    await showField(page, 'title')
+    await page.locator('#field-title').fill('Plone')
+    await page.locator('#field-remoteUrl').fill('https://plone.org')
+    await save('/add')
+    await page.locator('#view', { hasText: 'https://plone.org' }).waitFor()
+    t.match(await stored(pathOf(page)), { '@type': 'Link', remoteUrl: 'https://plone.org' })
+  })
+
+  await step('add a collection of talks', async t => {
+    await page.goto(`${volto}${inPage}/add?type=Collection`)
+    await showField(page, 'title')
+    await page.locator('#field-title').fill('Every talk')
+    // Volto edits a field named `query` with its querystring widget, as a listing block's.
+    await queryType(page.locator('.query-widget'), 'Talk')
+    await save('/add')
+    await page.locator('#view', { hasText: 'Fastify in five minutes, revised' }).waitFor()
+    const collection = await stored(pathOf(page))
+    t.match(collection, { '@type': 'Collection', query: { query: [{ i: 'portal_type', v: ['talk'] }] }, items_total: 2 }, 'kept as Volto wrote it, listing both talks')
+  })
+
+  // A file whose every byte matters: random ones.
+  const slides = randomBytes(300000)
+  const programme = Buffer.from('Monday: Plone\nTuesday: Fastify\n')
+  await step('upload two files at once from folder contents, download one', async t => {
+    await page.goto(`${volto}${inPage}/contents`)
+    await page.locator('.folder-contents table tbody tr').first().waitFor()
+    await page.locator('.folder-contents button.upload').click()
+    const modal = page.locator('.contents-upload-modal')
+    await modal.locator('input[type="file"]').setInputFiles([
+      { name: 'programme.txt', mimeType: 'text/plain', buffer: programme },
+      { name: 'slides.bin', mimeType: 'application/octet-stream', buffer: slides }
+    ])
+    await modal.locator('button[aria-label="Upload 2 files"]').click()
+    await modal.waitFor({ state: 'detached' })
+    const table = page.locator('.folder-contents table')
+    await table.locator('tr', { hasText: 'programme.txt' }).waitFor()
+    await table.locator('tr', { hasText: 'slides.bin' }).waitFor()
+    t.match(await stored(`${inPage}/programme-txt`), { '@type': 'File', file: { filename: 'programme.txt', 'content-type': 'text/plain', size: programme.length } })
+    // Downloaded from the File's view, through Volto's proxy, as the editor.
+    await page.goto(`${volto}${inPage}/slides-bin`)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#view a[href$="/@@download/file"]').click()])
+    t.equal(download.suggestedFilename(), 'slides.bin')
+    t.ok((await readFile(await download.path())).equals(slides), 'the bytes uploaded')
+  })
+
+  await step('publish everything from folder contents, with what is inside', async t => {
+    await page.goto(`${volto}/contents`)
+    await page.locator('.folder-contents table tbody tr', { hasText: 'Talks of the week' }).waitFor()
+    // The selection menu of the table's head: select all.
+    await page.locator('.folder-contents thead .dropdown-popup-trigger:not(.configuration-svg)').click()
+    await page.locator('.dropdown-popup .item', { hasText: /^\s*All\s*$/ }).click()
+    await page.locator('.folder-contents button[aria-label="State"]').click()
+    // Volto offers the transitions of the items selected and takes Publish where it is one.
+    await choose(page, 'state', 'Publish')
+    await page.locator('.modal .checkbox', { has: page.locator('#field-include_children') }).click()
+    await page.locator('.modal button[aria-label="Save"]').click()
+    await page.locator('.modal').waitFor({ state: 'detached' })
+    for (const path of ['/harbour-jpg', inPage, ...['harbour-reopens', 'harbour-tour', 'plone', 'every-talk', 'slides-bin'].map(id => `${inPage}/${id}`)]) {
+      t.equal((await stored(path)).review_state, 'published', path)
+    }
+  })
+
   await step('Solr control panel', async t => {
     await page.goto(`${volto}/controlpanel/solr-controlpanel`)
     await page.locator('#field-host').waitFor()
@@ -292,5 +477,69 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     await page.goto(`${volto}/logout`)
     await page.locator('a[aria-label="login"]', { hasText: 'Log in' }).waitFor()
     t.equal(await page.locator('#toolbar-personal').count(), 0, 'no personal tools')
+  })
+
+  /**
+   * The content images of the page as they loaded (each scrolled into view: lazy ones load
+   * then): the file each loaded (`currentSrc`, srcset's choice) and that file's own width, measured
+   * alone (an image's naturalWidth is divided by srcset's density).
+   */
+  const loadedImages = async (): Promise<Array<{ src: string, width: number }>> => {
+    const images = page.locator('#page-document img')
+    const loaded: Array<{ src: string, width: number }> = []
+    for (let i = 0; i < await images.count(); i++) {
+      await images.nth(i).scrollIntoViewIfNeeded()
+      loaded.push(await images.nth(i).evaluate(async (image: HTMLImageElement) => {
+        if (!image.complete) await new Promise(resolve => { image.addEventListener('load', resolve); image.addEventListener('error', resolve) })
+        const file = new Image()
+        file.src = image.currentSrc
+        await file.decode().catch(() => {})
+        return { src: image.currentSrc, width: file.naturalWidth }
+      }))
+    }
+    return loaded
+  }
+  /** Every content image of the page loaded a scale narrower than its original, by its versioned name. */
+  const scalesLoaded = async (t: Test, count: number, todo?: string): Promise<void> => {
+    const images = await loadedImages()
+    t.equal(images.length, count, `${count} image(s) in the page`)
+    for (const { src, width } of images) {
+      const name = /\/@@images\/image-(\d+)-[0-9a-f]{16}\.jpeg$/.exec(new URL(src).pathname)
+      t.ok(name !== null && width === Number(name[1]) && width > 0 && width < PHOTO_WIDTH, `${src} is a scale ${width} px wide, the original ${PHOTO_WIDTH}`, todo !== undefined ? { todo } : {})
+    }
+  }
+
+  await step('anonymous: the home page shows the uploaded image as a scale', async t => {
+    await page.goto(`${volto}/`)
+    await page.locator('#page-document .block.image img').waitFor()
+    await scalesLoaded(t, 1, 'publishing the Image changed its modification time, of which its scales\' names are made: the names the block kept when the image was uploaded are 404 (core/content/image/scales.ts, imageVersion)')
+  })
+
+  await step('anonymous: the page lists the talks and its teaser shows a scale', async t => {
+    await page.goto(`${volto}${inPage}`)
+    const listing = page.locator('#page-document .block.listing')
+    await listing.filter({ hasText: 'Plone meets Fastify' }).filter({ hasText: 'Fastify in five minutes, revised' }).waitFor()
+    t.pass('the listing shows the published talks')
+    await scalesLoaded(t, 1)
+  })
+
+  await step('anonymous: the news item shows its lead image as a scale', async t => {
+    await page.goto(`${volto}${inPage}/harbour-reopens`)
+    await page.locator('#page-document .block.image img').waitFor()
+    await scalesLoaded(t, 1)
+  })
+
+  await step('anonymous: the event shows its dates and next occurrences', async t => {
+    await page.goto(`${volto}${inPage}/harbour-tour`)
+    const when = await page.locator('.event-when').first().innerText()
+    t.match(when, new RegExp(`Jan 5, ${year}`), 'when it starts')
+    const details = await page.locator('#page-document').innerText()
+    for (const day of [5, 12, 19, 26]) t.match(details, new RegExp(`Jan ${day}, ${year}`), `the occurrence of January ${day}`)
+  })
+
+  await step('anonymous: the collection lists the talks', async t => {
+    await page.goto(`${volto}${inPage}/every-talk`)
+    await page.locator('#view', { hasText: 'Fastify in five minutes, revised' }).waitFor()
+    t.match(await page.locator('#view').innerText(), /Plone meets Fastify/)
   })
 })
