@@ -100,15 +100,16 @@ export const MethodNotAllowed = (message: string): ApiError => new ApiError(405,
 export const NotAcceptable = (): ApiError =>
   new ApiError(406, 'NotAcceptable', 'This service answers in JSON: send Accept: application/json or use the ++api++ path.')
 export const Conflict = (message: string): ApiError => new ApiError(409, 'Conflict', message)
+/** A request whose protocol version the server does not speak (TUS's `Tus-Resumable`). */
+export const PreconditionFailed = (message: string): ApiError => new ApiError(412, 'PreconditionFailed', message)
 export const PayloadTooLarge = (message: string): ApiError => new ApiError(413, 'PayloadTooLarge', message)
 /** A `Range` no byte of the file lies in; `Content-Range` says how long it is (RFC 9110). */
 export const RangeNotSatisfiable = (size: number): ApiError =>
   new ApiError(416, 'RangeNotSatisfiable', `No byte of the range asked lies in the file (${size} bytes).`, { headers: { 'content-range': `bytes */${size}` } })
 export const UnsupportedMediaType = (message = 'Request bodies must be JSON (Content-Type: application/json).'): ApiError =>
   new ApiError(415, 'UnsupportedMediaType', message)
-export const TooManyRequests = (retryAfterSeconds: number): ApiError =>
-  new ApiError(429, 'TooManyRequests', `Too many failed logins. Try again in ${retryAfterSeconds} seconds.`,
-    { headers: { 'retry-after': String(retryAfterSeconds) } })
+export const TooManyRequests = (retryAfterSeconds: number, message = `Too many failed logins. Try again in ${retryAfterSeconds} seconds.`): ApiError =>
+  new ApiError(429, 'TooManyRequests', message, { headers: { 'retry-after': String(retryAfterSeconds) } })
 export const InternalServerError = (requestId: string): ApiError =>
   new ApiError(500, 'InternalServerError', `An internal error occurred. Quote request id ${requestId} when reporting it.`)
 export const ServiceUnavailable = (message: string, retryAfterSeconds?: number): ApiError =>

@@ -30,6 +30,9 @@ export const ConfigSchema = Type.Object({
   BODY_LIMIT: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, description: 'Largest @import body in bytes, and the ceiling of every body (core/security/body-bounds.ts)' }),
   IMAGE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest image in bytes (decoded)' }),
   FILE_MAX_BYTES: Type.Integer({ default: 8 * 1024 * 1024, minimum: 1, description: 'Largest file a JSON body may carry, in bytes (decoded)' }),
+  UPLOAD_MAX_BYTES: Type.Integer({ default: 4 * 1024 * 1024 * 1024, minimum: 1, description: 'Largest file a resumable upload (@tus-upload) may bring, in bytes (Tus-Max-Size); an image\'s stays IMAGE_MAX_BYTES' }),
+  UPLOAD_LIFETIME: Type.Integer({ default: 3600, minimum: 1, description: 'Seconds an unfinished resumable upload is kept after its last bytes arrived' }),
+  UPLOAD_MAX_OPEN: Type.Integer({ default: 10, minimum: 1, description: 'Unfinished resumable uploads one user may have at a time' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
   // A budget keeps its failures' times in one row, rewritten at each failure: bounded.
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 10000, description: 'Failed logins per account from unknown clients, and per known device, before throttling' }),

@@ -52,6 +52,8 @@ export async function writeBatch (tx: Queryable, reindexMany: (objects: Located[
   const pacer = new Pacer()
   for (const [i, { write }] of objects.entries()) {
     for (const [field, binary] of write.binaries) {
+      // Only a single write ends a resumable upload (plugins/routes/tus.ts): an import's bodies carry their bytes.
+      if (!('bytes' in binary)) throw new Error(`The import of ${written[i].obj.path} names an upload.`)
       await pacer.pace()
       await tx.query(keepBinary(binary.store, '(SELECT $1::uuid AS uid) AS written', '$2::text', '$3::bytea'), [written[i].obj.uid, field, binary.bytes])
     }

@@ -17,6 +17,15 @@ export function keepBinary (store: BinaryStore, source: string, field: string, b
       ON CONFLICT (uid, field) DO UPDATE SET oid = EXCLUDED.oid, size = EXCLUDED.size`
 }
 
+/**
+ * The statement that makes the large object of an ended upload (`upload`, a
+ * CTE of core/content/uploads.ts's `endUpload`) the file of each uid `source`
+ * holds: handed over, not copied.
+ */
+export const keepUploadedFile = (source: string, field: string, upload: string): string =>
+  `INSERT INTO files (uid, field, oid, size) SELECT uid, ${field}, ${upload}.oid, ${upload}.length FROM ${source}, ${upload}
+    ON CONFLICT (uid, field) DO UPDATE SET oid = EXCLUDED.oid, size = EXCLUDED.size`
+
 /** The statement that drops what a store keeps of these fields of each uid `source` holds (fields set to null). */
 export const dropBinaries = (store: BinaryStore, source: string, fields: string): string =>
   `DELETE FROM ${store} WHERE uid IN (SELECT uid FROM ${source}) AND field = ANY(${fields}::text[])`

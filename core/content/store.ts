@@ -10,7 +10,8 @@ import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
 import { OneAtATime } from '../one-at-a-time.js'
-import { dropBinaries, keepBinary, readImage } from './blobs.js'
+import { dropBinaries, keepBinary, keepUploadedFile, readImage } from './blobs.js'
+import { endUpload } from './uploads.js'
 import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
@@ -385,7 +386,8 @@ export class ContentStore {
           ${p(history.action)}, ${p(history.actor)}, ${p(history.comments)}, ${p(history.review_state)}, ${p(history.time)} FROM changed`)
     }
     for (const [i, [field, binary]] of [...write?.binaries ?? []].entries()) {
-      statement.with(`binary${i}`, keepBinary(binary.store, 'changed', p(field), p(binary.bytes)))
+      if (binary.upload !== undefined) statement.with(`upload${i}`, endUpload(p(binary.upload), 'changed'))
+      statement.with(`binary${i}`, 'bytes' in binary ? keepBinary(binary.store, 'changed', p(field), p(binary.bytes)) : keepUploadedFile('changed', p(field), `upload${i}`))
     }
     const cleared = Object.entries(write?.values ?? {}).filter(([, value]) => value === null).map(([field]) => field)
     if (cleared.length > 0) {

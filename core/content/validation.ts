@@ -22,8 +22,23 @@ const READ_ONLY_KEYS = new Set([
   'selected'
 ])
 
-/** The bytes of an image or file field, kept apart from the object's data (core/content/blobs.ts says where). */
-export interface BinaryUpload { bytes: Buffer, store: BinaryStore }
+/**
+ * The bytes of an image or file field, kept apart from the object's data
+ * (core/content/blobs.ts says where): in hand, or, for a file that came by a
+ * resumable upload, already in that upload's large object. `upload`: the
+ * upload they came from, ended by the write (core/content/uploads.ts).
+ */
+export type BinaryUpload = { bytes: Buffer, store: BinaryStore, upload?: string } | { store: 'files', upload: string }
+
+/** A file received before its write, by a resumable upload that the write ends (core/content/uploads.ts). */
+export interface ReceivedFile {
+  upload: string
+  filename: string | null
+  contentType: string
+  size: number
+  /** Its bytes, read whole: only for an image field, whose bytes are checked and kept whole. */
+  bytes: () => Promise<Buffer>
+}
 
 /** A checked write: the values to store (`null` clears) and the binaries to keep apart. */
 export interface CheckedWrite {
@@ -48,6 +63,8 @@ export interface WriteContext {
   keepLinks?: (links: string[]) => Promise<ReadonlyMap<string, string>>
   /** Why a query an object stores (its type's `storedQuery`) could not run, as a search would refuse it; null when it runs. */
   queryProblem?: (stored: StoredQuery) => string | null
+  /** Files the write takes besides its body, by field (a resumable upload's end): as if the body carried them. */
+  received?: ReadonlyMap<string, ReceivedFile>
 }
 
 const fieldError = (field: string, message: string): FieldError => ({ field, message, error: 'ValidationError' })
@@ -62,12 +79,11 @@ function sentence (message: string): string {
  * Checks that an upload is a whole image of an accepted format (its declared
  * content type is not trusted: the bytes decide) and describes it.
  */
-async function checkImage (name: string, value: { data: string, filename?: string }, maxBytes: number, errors: FieldError[], pacer?: Pacer): Promise<{ bytes: Buffer, meta: ImageMeta } | null> {
-  const bytes = Buffer.from(value.data, 'base64')
+async function checkImage (name: string, bytes: Buffer, filename: string | null, maxBytes: number, errors: FieldError[], pacer?: Pacer): Promise<{ bytes: Buffer, meta: ImageMeta } | null> {
   if (bytes.length > maxBytes) throw PayloadTooLarge(`The image '${name}' is ${bytes.length} bytes; at most ${maxBytes} are accepted.`)
   try {
     const { contentType, width, height } = await checkImageStructure(bytes, pacer)
-    return { bytes, meta: { filename: value.filename ?? null, 'content-type': contentType, size: bytes.length, width, height } }
+    return { bytes, meta: { filename, 'content-type': contentType, size: bytes.length, width, height } }
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err
     errors.push(fieldError(name, err.message))
@@ -130,7 +146,8 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     return { filename: file.filename ?? null, 'content-type': mediaType(file['content-type']), size: bytes.length }
   }
   if (field.kind === 'image') {
-    const upload = await checkImage(name, value as { data: string, filename?: string }, ctx.imageMaxBytes, errors, ctx.pacer)
+    const image = value as { data: string, filename?: string }
+    const upload = await checkImage(name, Buffer.from(image.data, 'base64'), image.filename ?? null, ctx.imageMaxBytes, errors, ctx.pacer)
     if (upload !== null) binaries.set(name, { bytes: upload.bytes, store: 'blobs' })
     return upload?.meta
   }
@@ -155,6 +172,21 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     return trimmed
   }
   return value
+}
+
+/** A received file as the value of its field (`field`: the field the upload names, if the type has it); pushes errors. */
+async function receive (name: string, field: Field | undefined, file: ReceivedFile, ctx: WriteContext, errors: FieldError[], binaries: Map<string, BinaryUpload>): Promise<unknown> {
+  if (field?.kind === 'file') {
+    binaries.set(name, { store: 'files', upload: file.upload })
+    return { filename: file.filename, 'content-type': mediaType(file.contentType), size: file.size }
+  }
+  if (field?.kind === 'image') {
+    const image = await checkImage(name, await file.bytes(), file.filename, ctx.imageMaxBytes, errors, ctx.pacer)
+    if (image !== null) binaries.set(name, { bytes: image.bytes, store: 'blobs', upload: file.upload })
+    return image?.meta
+  }
+  errors.push(fieldError(name, `'${quote(name)}' is not a file or image field.`))
+  return undefined
 }
 
 /**
@@ -213,9 +245,13 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
     const normalised = await normalise(key, field, value, paced, errors, binaries)
     if (normalised !== undefined) values[key] = normalised
   }
+  for (const [name, file] of ctx.received ?? []) {
+    const normalised = await receive(name, type.fields.get(name), file, ctx, errors, binaries)
+    if (normalised !== undefined) values[name] = normalised
+  }
   if (ctx.mode === 'create') {
     for (const name of type.required) {
-      if (!Object.hasOwn(body, name) && !errors.some(e => e.field === name)) errors.push(fieldError(name, 'Required input is missing.'))
+      if (!Object.hasOwn(body, name) && ctx.received?.has(name) !== true && !errors.some(e => e.field === name)) errors.push(fieldError(name, 'Required input is missing.'))
     }
   }
   // Invariants see the valid part of the write, so that every problem is reported at once;

@@ -2,9 +2,12 @@ import cors from '@fastify/cors'
 import fp from 'fastify-plugin'
 
 /** What Volto and `@plone/client` send beyond the simple headers (Lock-Token: the edit form's lock). */
-const REQUEST_HEADERS = ['Accept', 'Authorization', 'Content-Type', 'If-Match', 'Lock-Token', 'Prefer', 'X-Requested-With']
+const REQUEST_HEADERS = ['Accept', 'Authorization', 'Content-Type', 'If-Match', 'Lock-Token', 'Prefer', 'X-Requested-With',
+  // resumable uploads (plugins/routes/tus.ts)
+  'Tus-Resumable', 'Upload-Length', 'Upload-Metadata', 'Upload-Offset']
 /** What a browser client may read of an answer besides the simple headers. */
-const EXPOSED_HEADERS = ['Location', 'ETag', 'X-Request-Id', 'X-Search-Engine', 'X-Search-Fallback', 'Retry-After']
+const EXPOSED_HEADERS = ['Location', 'ETag', 'X-Request-Id', 'X-Search-Engine', 'X-Search-Fallback', 'Retry-After',
+  'Tus-Resumable', 'Tus-Version', 'Tus-Max-Size', 'Tus-Extension', 'Upload-Offset', 'Upload-Length', 'Upload-Expires']
 
 /**
  * CORS for a browser client on another origin (Volto calling the API

@@ -11,7 +11,7 @@ import type { Queryable } from '../../core/db/db.js'
 import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, quote } from '../../core/errors.js'
 import { Permission } from '../../core/security/roles.js'
 import { checkWrite, type WriteContext } from '../../core/content/validation.js'
-import { checkWritePermissions, writeContext as writeContextOf } from '../support/writes.js'
+import { checkWritePermissions, lockToken, writeContext as writeContextOf } from '../support/writes.js'
 import { byteRange } from '../support/byte-range.js'
 import { disposition, SHOWN_TYPES, type FileMeta } from '../support/downloads.js'
 import { addressOf, queryOf } from '../support/url.js'
@@ -23,12 +23,6 @@ import { linkTargets } from '../../core/content/links.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
 import { can } from '../../core/security/permissions.js'
-
-/** The `Lock-Token` a write carries (Volto sends the one `@lock` gave it). */
-const lockToken = (request: FastifyRequest): string | undefined => {
-  const token = request.headers['lock-token']
-  return Array.isArray(token) ? token[0] : token
-}
 
 const etagOf = (located: Located): string => `"${located.obj.uid.slice(0, 8)}-${located.obj.modified.getTime()}"`
 

@@ -52,6 +52,12 @@ function storedQueryProblem (fastify: FastifyInstance, stored: StoredQuery): str
   }
 }
 
+/** The `Lock-Token` a write carries (Volto sends the one `@lock` gave it). */
+export const lockToken = (request: FastifyRequest): string | undefined => {
+  const token = request.headers['lock-token']
+  return Array.isArray(token) ? token[0] : token
+}
+
 /** Refuses changes to fields whose write permission the caller lacks; sending the stored value back is fine. */
 export function checkWritePermissions (request: FastifyRequest, located: Pick<Located, 'lineage' | 'type'>, write: CheckedWrite, stored: Record<string, unknown>): void {
   for (const name of changedFields(write.values, stored)) {
