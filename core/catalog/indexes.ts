@@ -71,8 +71,10 @@ export function sortableTitle (title: unknown): string {
 /** `image_scales` as Plone keeps it: per image field, a list of its one image's serialization, addresses relative to the object. */
 function imageScales (o: IndexableObject): Record<string, unknown> | null {
   if (o.imageFields.length === 0) return null
-  const version = imageVersion(o.uid, o.modified)
-  return Object.fromEntries(o.imageFields.map(field => [field, [imageValue(o.data[field] as ImageMeta, field, version, '@@images/')]]))
+  return Object.fromEntries(o.imageFields.map(field => {
+    const meta = o.data[field] as ImageMeta
+    return [field, [imageValue(meta, field, imageVersion(o.uid, meta, o.modified), '@@images/')]]
+  }))
 }
 
 /**

@@ -98,7 +98,7 @@ export class Serializer {
       if (field?.default !== undefined) return structuredClone(field.default)
       return name === 'description' || name === 'title' ? '' : name === 'subjects' ? [] : null
     }
-    if (field?.kind === 'image') return imageValue(value as ImageMeta, name, imageVersion(obj.uid, obj.modified), `${url}/@@images/`)
+    if (field?.kind === 'image') return imageValue(value as ImageMeta, name, imageVersion(obj.uid, value as ImageMeta, obj.modified), `${url}/@@images/`)
     if (field?.kind === 'file') return { ...(value as object), download: `${url}/@@download/${name}` }
     if (field?.kind === 'blocks' && links.size > 0) return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links))
     if (field?.kind === 'richtext' && links.size > 0) {

@@ -3,7 +3,7 @@ import type { Field, StoredQuery } from './declaration.js'
 import { PayloadTooLarge, ValidationFailed, quote, type FieldError } from '../errors.js'
 import { mediaType, type BinaryStore } from './blobs.js'
 import { linksOf, linksOfHtml, mapBlocks, mapHtmlLinks } from './links.js'
-import type { ImageMeta } from './image/scales.js'
+import { imageDigest, type ImageMeta } from './image/scales.js'
 import { NotAnImage, checkImageStructure } from './image/structure.js'
 import type { ContentType } from './registry.js'
 import { Pacer } from '../pacing.js'
@@ -83,7 +83,7 @@ async function checkImage (name: string, bytes: Buffer, filename: string | null,
   if (bytes.length > maxBytes) throw PayloadTooLarge(`The image '${name}' is ${bytes.length} bytes; at most ${maxBytes} are accepted.`)
   try {
     const { contentType, width, height } = await checkImageStructure(bytes, pacer)
-    return { bytes, meta: { filename, 'content-type': contentType, size: bytes.length, width, height } }
+    return { bytes, meta: { filename, 'content-type': contentType, size: bytes.length, width, height, digest: imageDigest(bytes) } }
   } catch (err) {
     if (!(err instanceof NotAnImage)) throw err
     errors.push(fieldError(name, err.message))

@@ -222,11 +222,11 @@ export default fp(async fastify => {
   }, async (request, reply) => {
     const located = await requireContext(content, request)
     const steps = (request.params as { '*': string })['*'].split('/')
-    const version = imageVersion(located.obj.uid, located.obj.modified)
     // Only declared image fields that hold an image name stored data: the name comes from the URL.
     for (const [field, declared] of located.type.fields) {
       const meta = located.obj.data[field] as ImageMeta | undefined
       if (declared.kind !== 'image' || meta === undefined) continue
+      const version = imageVersion(located.obj.uid, meta, located.obj.modified)
       const asked = askedScale(steps, meta, field, version)
       if (asked === null) continue
       const bytes = asked.scale === null ? await content.image(located.obj.uid, field) : await scales.scale(located.obj.uid, field, asked.scale, version, meta)

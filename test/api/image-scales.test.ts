@@ -79,6 +79,19 @@ t.test('image scales', async t => {
     t.same((await app.db.query("SELECT count(*)::int AS n FROM image_scales s JOIN content c USING (uid) WHERE c.path = '/crowd'")).rows[0].n, 1)
   })
 
+  t.test('an edit or a transition keeps the names a page wrote (they follow the bytes, not the object)', async t => {
+    const before = (await call('GET', '/harbour')).json().image
+    t.notOk('digest' in before, 'what names the bytes is not served')
+    t.equal((await call('PATCH', '/harbour', { title: 'Harbour at dawn' }, admin)).statusCode, 204)
+    t.equal((await call('POST', '/harbour/@workflow/retract', {}, admin)).statusCode, 200)
+    t.equal((await call('POST', '/harbour/@workflow/publish', {}, admin)).statusCode, 200)
+    const after = (await call('GET', '/harbour')).json().image
+    t.same(after, before, 'the same names after an edit, a retraction and a publication')
+    t.equal((await get(before.scales.teaser.download)).status, 200, 'a name written before them still serves its scale')
+    const found = (await call('GET', '/@search?portal_type=Image&getId=harbour&metadata_fields=image_scales')).json()
+    t.equal(`http://localhost:80/harbour/${found.items[0].image_scales.image[0].download}`, before.download, 'the catalogue names the same version')
+  })
+
   t.test('a new upload: new names, new scales; the old names name nothing', async t => {
     const before = (await call('GET', '/harbour', undefined, admin)).json().image
     const replaced = await picture(300, 500, 'webp')

@@ -20,9 +20,9 @@ export class KeptScales {
         'SELECT bytes FROM image_scales WHERE uid = $1 AND field = $2 AND scale = $3 AND version = $4', [uid, field, scale, version])
       if (kept !== undefined) return Buffer.from(kept.bytes)
       // The original as it is now: if it is not this version's (changed since the request read the object), no scale of it is this version's.
-      const { rows: [original] } = await this.db.query<{ bytes: Uint8Array, modified: Date }>(
-        'SELECT b.bytes, c.modified FROM blobs b JOIN content c USING (uid) WHERE b.uid = $1 AND b.field = $2', [uid, field])
-      if (original === undefined || imageVersion(uid, original.modified) !== version) return null
+      const { rows: [original] } = await this.db.query<{ bytes: Uint8Array, modified: Date, meta: ImageMeta | null }>(
+        'SELECT b.bytes, c.modified, c.data -> $2 AS meta FROM blobs b JOIN content c USING (uid) WHERE b.uid = $1 AND b.field = $2', [uid, field])
+      if (original?.meta == null || imageVersion(uid, original.meta, original.modified) !== version) return null
       const bytes = await makeScale(Buffer.from(original.bytes), meta, scale)
       // Another process may have made it meanwhile, or an older version be kept: the row ends as this version's.
       await this.db.query(`INSERT INTO image_scales (uid, field, scale, version, content_type, bytes)

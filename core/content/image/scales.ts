@@ -12,8 +12,15 @@ export const SCALES: ReadonlyArray<readonly [name: string, width: number, height
   ['preview', 400, 65536], ['mini', 200, 65536], ['thumb', 128, 128], ['tile', 64, 64], ['icon', 32, 32], ['listing', 16, 16]
 ]
 
-/** What an image field stores of its upload (core/content/validation.ts). */
-export interface ImageMeta { filename: string | null, 'content-type': string, size: number, width: number, height: number }
+/**
+ * What an image field stores of its upload (core/content/validation.ts).
+ * `digest` names the bytes (kept since images have had it; older ones have
+ * none) and is not served: it is what the names of the scales follow.
+ */
+export interface ImageMeta { filename: string | null, 'content-type': string, size: number, width: number, height: number, digest?: string }
+
+/** What names an image's bytes in its `digest`. */
+export const imageDigest = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex').slice(0, 32)
 
 /** The accepted formats (core/content/image/structure.ts): each scale is in its original's, named by it. */
 const FORMATS: Record<string, 'png' | 'jpeg' | 'gif' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' }
@@ -25,12 +32,15 @@ export function scaledSize (width: number, height: number, boxWidth: number, box
 }
 
 /**
- * The version of an object's images, in the names of their scales: it
- * changes whenever the object does (a new upload is a change of it), so a
- * name with it may be kept by any cache for ever.
+ * The version of an image, in the names of its scales: it changes when its
+ * bytes do, so a name with it may be kept by any cache for ever, and only
+ * then, so that a page that names a scale keeps showing it after the object
+ * was edited or published. An image stored without a digest follows its
+ * object's modification time, which every change of the image changes too.
  */
-export function imageVersion (uid: string, modified: Date): string {
-  return createHash('sha1').update(`${uid}/${modified.toISOString()}`).digest('hex').slice(0, 16)
+export function imageVersion (uid: string, meta: ImageMeta, modified: Date): string {
+  const identity = meta.digest ?? modified.toISOString()
+  return createHash('sha1').update(`${uid}/${identity}`).digest('hex').slice(0, 16)
 }
 
 /** The name of a scale (or of the original) in a URL, as Plone 6 writes it: `<field>-<width>-<version>.<extension>`. */
@@ -50,7 +60,8 @@ export function imageValue (meta: ImageMeta, field: string, version: string, bas
     const size = scaledSize(meta.width, meta.height, boxWidth, boxHeight)
     scales[name] = { download: `${base}${scaleName(field, size.width, version, meta['content-type'])}`, ...size }
   }
-  return { ...meta, download: `${base}${scaleName(field, meta.width, version, meta['content-type'])}`, scales }
+  const { digest, ...shown } = meta
+  return { ...shown, download: `${base}${scaleName(field, meta.width, version, meta['content-type'])}`, scales }
 }
 
 /**
