@@ -97,6 +97,22 @@ function storableDate (value: string): boolean {
   return year >= 1 && year <= 9999
 }
 
+const INTEGER_TEXT = /^\s*[+-]?\d{1,15}\s*$/
+const NUMBER_TEXT = /^\s*[+-]?(?:\d{1,15}(?:\.\d{0,15})?|\.\d{1,15})(?:[eE][+-]?\d{1,2})?\s*$/
+
+/**
+ * A number field's value sent as its text (Volto's number widget sends what
+ * was typed, a string), read as plone.restapi reads it (zope.schema's
+ * `fromUnicode`: `int()`, `float()`), then checked as any number; other text
+ * is left for the schema to refuse.
+ */
+function numberFromText (field: Field, value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  if (field.type === 'integer' && INTEGER_TEXT.test(value)) return Number(value)
+  if (field.type === 'number' && NUMBER_TEXT.test(value)) return Number(value)
+  return value
+}
+
 /** The form a GET gives an image or a file (`download`, no `data`): sent back, it changes nothing. */
 function isBinaryAsRead (field: Field, value: unknown): boolean {
   return (field.kind === 'image' || field.kind === 'file') && typeof value === 'object' && value !== null && !('data' in value) && 'download' in value
@@ -237,12 +253,13 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
       continue
     }
     const validator = type.validators.get(key)!
-    if (!validator.Check(value)) {
-      const first = validator.Errors(value)[0]
+    const typed = numberFromText(field, value)
+    if (!validator.Check(typed)) {
+      const first = validator.Errors(typed)[0]
       errors.push(fieldError(key, sentence(first?.message ?? 'Invalid value')))
       continue
     }
-    const normalised = await normalise(key, field, value, paced, errors, binaries)
+    const normalised = await normalise(key, field, typed, paced, errors, binaries)
     if (normalised !== undefined) values[key] = normalised
   }
   for (const [name, file] of ctx.received ?? []) {

@@ -66,6 +66,19 @@ t.test('Collection', async t => {
     t.equal(body.items_total, 2)
   })
 
+  t.test('numbers as Volto\'s number widget sends them (the text typed) are read as plone.restapi reads them; other text is refused', async t => {
+    const path = await create({ query: talks, sort_on: 'sortable_title', limit: ' 3 ', item_count: '+2' })
+    const body = (await call('GET', path, undefined, admin)).json()
+    t.match(body, { limit: 3, item_count: 2 }, 'kept as numbers')
+    t.equal(body.items_total, 3, 'the limit applies')
+    for (const wrong of ['3x', '1.5', '', '0x10', '9'.repeat(16), '1e3']) {
+      const res = await call('PATCH', path, { limit: wrong }, admin)
+      t.same([res.statusCode, res.json().errors?.[0]?.field], [400, 'limit'], JSON.stringify(wrong))
+    }
+    t.same([(await call('PATCH', path, { item_count: '0' }, admin)).statusCode], [400], 'read, then checked as any number (minimum 1)')
+    t.equal((await call('GET', path, undefined, admin)).json().limit, 3, 'nothing refused was written')
+  })
+
   t.test('a query of several criteria', async t => {
     const query = [...talks, { i: 'type_of_talk', o: 'plone.app.querystring.operation.selection.any', v: ['Keynote'] }, { i: 'SearchableText', o: 'plone.app.querystring.operation.string.contains', v: 'rest' }]
     const path = await create({ query, sort_on: 'sortable_title' })
