@@ -9,7 +9,8 @@
  * `GET /scale/<uid>/<width>/<height>` makes that scale of an Image's original
  * as the service does (the original read with `pg`, sharp with the service's
  * options) and keeps nothing; `GET /file/<uid>` streams a File's large object
- * in the service's slices of 256 KiB.
+ * in the service's slices of 256 KiB; `POST /upload` writes its body into a
+ * new large object in the slices of the service's resumable uploads.
  *
  * Run as its own process by run.mjs, with DATABASE_URL and PORT set.
  */
@@ -17,6 +18,8 @@ import { Readable } from 'node:stream'
 import Fastify from 'fastify'
 import pg from 'pg'
 import sharp from 'sharp'
+// The service's own slicing of a stream (built into dist/ before the bench runs): the floor does the same work.
+import { fixedSlices } from '../dist/core/slices.js'
 
 // The same pool size as the service (core/db.ts), so that neither gets more connections.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
@@ -55,6 +58,21 @@ fastify.get('/file/:uid', async (request, reply) => {
   if (file === undefined) return reply.code(404).send({ type: 'NotFound' })
   const size = Number(file.size)
   return reply.type('application/octet-stream').header('content-length', String(size)).send(Readable.from(slices(Number(file.oid), size)))
+})
+
+// The bytes of an upload as they arrive, into a new large object a slice of the service's (core/content/uploads.ts) a
+// statement, dropped at the end: the database's part of a resumable upload, without its protocol and bookkeeping.
+const UPLOAD_SLICE = 1024 * 1024
+fastify.addContentTypeParser('application/offset+octet-stream', (_request, payload, done) => done(null, payload))
+fastify.post('/upload', async request => {
+  const { rows: [{ oid }] } = await pool.query('SELECT lo_create(0) AS oid')
+  let at = 0
+  for await (const slice of fixedSlices(request.body, UPLOAD_SLICE)) {
+    await pool.query('SELECT lo_put($1, $2, $3)', [oid, at, slice])
+    at += slice.length
+  }
+  await pool.query('SELECT lo_unlink($1)', [oid])
+  return { size: at }
 })
 
 fastify.addHook('onClose', async () => { await pool.end() })

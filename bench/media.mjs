@@ -2,10 +2,11 @@
  * The media of the benchmark (issue 24), made through the API by run.mjs
  * before the scenarios that need them (`needs` in scenarios.mjs), once a run:
  * Images of varied sizes, published, whose scales are asked for; a large
- * File, downloaded; the folders they and the pages of blocks go into. And
+ * File, sent up by resumable upload and downloaded; the folders they and the pages of blocks go into. And
  * the client of the download, which counts a body's bytes and drops them.
  */
 import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
 import sharp from 'sharp'
@@ -88,7 +89,7 @@ export async function uploadImages (url, token, count) {
       const created = await call(url, 'POST', folder, { '@type': 'Image', title: `Photo ${n} (${width} × ${height})`, image: upload(bytes, `photo-${n}.jpg`, 'image/jpeg') }, token)
       const path = new URL(created['@id']).pathname
       await call(url, 'POST', `${path}/@workflow/publish`, {}, token)
-      // Read after publishing: the transition changed the object, and its scales' names with it.
+      // Read after publishing, as a visitor reads it.
       const { image } = await call(url, 'GET', path, undefined, token)
       const scales = Object.fromEntries(Object.entries(image.scales).map(([name, scale]) => [name, { ...scale, download: new URL(scale.download).pathname }]))
       images[n] = { path, uid: created.UID, width, height, bytes: bytes.length, scales }
@@ -98,16 +99,61 @@ export async function uploadImages (url, token, count) {
   return images
 }
 
+/** What is sent of a large file: random MiBs (nothing to compress on the way) cycled, so that the sender holds and makes almost nothing. */
+const SENT_CHUNKS = Array.from({ length: 8 }, () => randomBytes(2 ** 20))
+
 /**
- * A File of `bytes` random bytes (nothing to compress on the way), sent as
- * JSON into a published folder of its own: its path and UID.
+ * One request sending `bytes` of SENT_CHUNKS as its body, written as the
+ * socket takes them: the status and headers of its answer.
  */
-export async function uploadFile (url, token, bytes) {
+export function sendBytes (url, method, headers, bytes) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers: { ...headers, 'content-length': String(bytes) } }, res => {
+      res.resume()
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers }))
+    })
+    request.on('error', reject)
+    const write = async () => {
+      for (let sent = 0, n = 0; sent < bytes; n++) {
+        const chunk = SENT_CHUNKS[n % SENT_CHUNKS.length].subarray(0, bytes - sent)
+        sent += chunk.length
+        if (!request.write(chunk)) await once(request, 'drain')
+      }
+      request.end()
+    }
+    write().catch(reject)
+  })
+}
+
+/** The TUS headers of every request of an upload (plugins/routes/tus.ts). */
+const tusHeaders = token => ({ 'tus-resumable': '1.0.0', authorization: `Bearer ${token}` })
+const base64 = text => Buffer.from(text).toString('base64')
+
+/**
+ * A File of `bytes` bytes sent up as a client of plone.restapi's resumable
+ * uploads sends it: opened with `@tus-upload` in a published folder of its
+ * own, sent in PATCHes of `piece` bytes, then published. Its path and UID,
+ * and the seconds from the opening to the last PATCH's answer.
+ */
+export async function tusUpload (url, token, bytes, piece) {
   const folder = await newFolder(url, token, 'bench-files')
-  const created = await call(url, 'POST', folder, { '@type': 'File', title: `A file of ${bytes} bytes`, file: upload(randomBytes(bytes), 'large.bin', 'application/octet-stream') }, token)
-  const path = new URL(created['@id']).pathname
+  const started = performance.now()
+  const opened = await sendBytes(`${url}${folder}/@tus-upload`, 'POST', {
+    ...tusHeaders(token), 'upload-length': String(bytes), 'upload-metadata': `filename ${base64('large.bin')},content-type ${base64('application/octet-stream')}`
+  }, 0)
+  if (opened.status !== 201) throw new Error(`POST @tus-upload answered ${opened.status}`)
+  let created
+  for (let offset = 0; offset < bytes; offset += piece) {
+    const length = Math.min(piece, bytes - offset)
+    const sent = await sendBytes(opened.headers.location, 'PATCH', { ...tusHeaders(token), 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) }, length)
+    if (sent.status !== 204 || Number(sent.headers['upload-offset']) !== offset + length) throw new Error(`PATCH at ${offset} answered ${sent.status}, offset ${sent.headers['upload-offset']}`)
+    created = sent.headers.location
+  }
+  const seconds = (performance.now() - started) / 1000
+  const path = new URL(created).pathname
   await call(url, 'POST', `${path}/@workflow/publish`, {}, token)
-  return { path, uid: created.UID }
+  const { UID } = await call(url, 'GET', path, undefined, token)
+  return { path, uid: UID, seconds }
 }
 
 /** One GET of `url`, its body's bytes counted and dropped as they come: how many. */

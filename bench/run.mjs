@@ -36,7 +36,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
-import { downloads, newFolder, uploadFile, uploadImages } from './media.mjs'
+import { downloads, newFolder, sendBytes, tusUpload, uploadImages } from './media.mjs'
 import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, resetPeak, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
@@ -71,16 +71,10 @@ const NO_THROTTLE = { LOGIN_MAX_FAILURES: '10000', LOGIN_MAX_FAILURES_PER_IP: '1
 const SERVICE_ENV = { LOG_LEVEL: 'warn', ADMIN_PASSWORD, JWT_SECRET: 'bench-secret-that-is-long-enough-for-hs256', ...NO_THROTTLE }
 const IDLE_SETTLE_MS = 1000
 const SAMPLE_TALKS = 200
-/** The file of the download (issue 24): 100 MB, and MB as the report counts memory. */
+/** The large file (issue 24): 500 MB, sent up in PATCHes of 50 MB; and MB as the report counts memory. */
 const MB = 2 ** 20
-const FILE_BYTES = 100 * MB
-/**
- * A JSON body carries a file as base64 (4 characters for 3 bytes), within
- * FILE_MAX_BYTES and BODY_LIMIT: raised for the process that sends the file
- * up, and for it alone, so that every scenario measures the service as
- * configured by default (the hostile writes are the largest it accepts so).
- */
-const LARGE_FILE_ENV = { FILE_MAX_BYTES: String(FILE_BYTES), BODY_LIMIT: String(Math.ceil(FILE_BYTES / 3) * 4 + MB) }
+const FILE_BYTES = 500 * MB
+const UPLOAD_PIECE_BYTES = 50 * MB
 
 const { values: args } = parseArgs({
   options: {
@@ -102,7 +96,9 @@ const JOBS = {
   ingest: { id: 'floor-solr-ingest', title: 'floor: raw bulk ingest into the search server, one client', group: 'floor', unit: 'docs/s' },
   drain1: { id: 'drain-1-worker', title: 'drain of the async queue, 1 worker process', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 1 },
   drain2: { id: 'drain-2-workers', title: 'drain of the async queue, 2 worker processes', group: 'job', unit: 'docs/s', floor: 'floor-solr-ingest', workers: 2 },
-  download: { id: 'download-100mb', title: 'GET @@download/file of a 100 MB File, one client, the same file downloaded again, anonymous', group: 'job', unit: 'MB/s', floor: 'floor-file-stream' },
+  upload: { id: 'upload-500mb-tus', title: 'a 500 MB File sent up by resumable upload (@tus-upload, PATCHes of 50 MB), one client', group: 'job', unit: 'MB/s', floor: 'floor-upload-stream' },
+  uploadStream: { id: 'floor-upload-stream', title: 'floor: the same bytes in one request written into a large object in 1 MiB slices with pg', group: 'floor', unit: 'MB/s' },
+  download: { id: 'download-500mb', title: 'GET @@download/file of a 500 MB File, one client, the same file downloaded again, anonymous', group: 'job', unit: 'MB/s', floor: 'floor-file-stream' },
   fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed in 256 KiB slices read with pg', group: 'floor', unit: 'MB/s' }
 }
 const chosen = scenario => only === undefined || only.includes(scenario.id)
@@ -275,24 +271,38 @@ async function drain (job, env, databaseUrl, talks) {
 }
 
 /**
- * The 100 MB download: the file sent up as JSON by a process of the service
- * of its own (LARGE_FILE_ENV), then downloaded `settings.downloads` times by
- * one client from the floor, and from `service`, whose peak RSS over its
- * downloads (the first included: nothing warmed it) is set against its RSS
- * before them: the service streams the file, it must not hold it.
+ * The 500 MB file: sent up by resumable upload to `service`, and the same
+ * bytes to the floor; then downloaded `settings.downloads` times by one
+ * client from the floor and from `service`. The service's peak RSS over the
+ * upload and over its downloads (the first included: nothing warmed it) is
+ * set against its RSS before each: it streams the file, it must not hold it.
  */
-async function download (env, service, floor, token, talks) {
+async function largeFile (service, floor, token, talks) {
   const failed = (job, err) => ({ ...job, talks, status: 'failed', reason: err.message })
-  let file
-  const uploader = await startService({ ...env, ...LARGE_FILE_ENV }, 'service-upload.log')
+  const measuredMemory = async (record, before) => {
+    const after = await service.memory()
+    return Object.assign(record, { memoryAfter: after, rss: { fileMB: FILE_BYTES / MB, beforeMB: before.rss, peakMB: after.peak, growthMB: after.peak - before.rss } })
+  }
+  say(`floor-upload-stream at ${talks} talks`)
+  let floorUpload
   try {
     const started = performance.now()
-    file = await uploadFile(uploader.url, token, FILE_BYTES)
-    say(`sent a File of ${FILE_BYTES / MB} MB up as JSON in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    const sent = await sendBytes(`${floor.url}/upload`, 'POST', { 'content-type': 'application/offset+octet-stream' }, FILE_BYTES)
+    if (sent.status !== 200) throw new Error(`the floor's upload answered ${sent.status}`)
+    floorUpload = jobRecord(JOBS.uploadStream, talks, FILE_BYTES / MB, (performance.now() - started) / 1000)
   } catch (err) {
-    return [failed(JOBS.fileStream, err), failed(JOBS.download, err)]
-  } finally {
-    await uploader.stop()
+    floorUpload = failed(JOBS.uploadStream, err)
+  }
+  say(`upload-500mb-tus at ${talks} talks`)
+  let file
+  let upload
+  await resetPeak(service.pid)
+  const beforeUpload = await service.memory()
+  try {
+    file = await tusUpload(service.url, token, FILE_BYTES, UPLOAD_PIECE_BYTES)
+    upload = await measuredMemory(jobRecord(JOBS.upload, talks, FILE_BYTES / MB, file.seconds), beforeUpload)
+  } catch (err) {
+    return [floorUpload, failed(JOBS.upload, err), failed(JOBS.fileStream, err), failed(JOBS.download, err)]
   }
   const timed = async (job, url) => {
     try {
@@ -303,14 +313,12 @@ async function download (env, service, floor, token, talks) {
     }
   }
   say(`floor-file-stream at ${talks} talks`)
-  const floorRecord = await timed(JOBS.fileStream, `${floor.url}/file/${file.uid}`)
-  say(`download-100mb at ${talks} talks`)
+  const floorDownload = await timed(JOBS.fileStream, `${floor.url}/file/${file.uid}`)
+  say(`download-500mb at ${talks} talks`)
   await resetPeak(service.pid)
-  const before = await service.memory()
-  const record = await timed(JOBS.download, `${service.url}${file.path}/@@download/file`)
-  const after = await service.memory()
-  Object.assign(record, { memoryAfter: after, rss: { fileMB: FILE_BYTES / MB, beforeMB: before.rss, peakMB: after.peak, growthMB: after.peak - before.rss } })
-  return [floorRecord, record]
+  const beforeDownload = await service.memory()
+  const download = await measuredMemory(await timed(JOBS.download, `${service.url}${file.path}/@@download/file`), beforeDownload)
+  return [floorUpload, upload, floorDownload, download]
 }
 
 /** The commit measured, and whether the working tree differed from it. */
@@ -512,10 +520,11 @@ async function main () {
         // The varied traffic retracted some of the sampled talks: the scenarios after it read talks published now.
         if (scenario.traffic === 'varied') ctx.talks = (await sampleTalks(database.url)).paths
       }
-      if (level === 0 && selected(JOBS.download)) {
-        const [floorRecord, record] = await download(env, service, floor, tokens.admin, sample.count)
-        compare(record, floorRecord)
-        report.results.push(floorRecord, record)
+      if (level === 0 && (selected(JOBS.upload) || selected(JOBS.download))) {
+        const [floorUpload, upload, floorDownload, download] = await largeFile(service, floor, tokens.admin, sample.count)
+        compare(upload, floorUpload)
+        compare(download, floorDownload)
+        report.results.push(floorUpload, upload, floorDownload, download)
       }
       const after = await measure(floorScenario, sample.count, ctx)
       if (before.status === 'measured' && after.status === 'measured') {

@@ -6,12 +6,13 @@ import type { Located } from '../../core/content/rows.js'
 import { Uploads, UPLOAD_SLICE_BYTES, type Upload, type UploadMode } from '../../core/content/uploads.js'
 import { checkWrite, type ReceivedFile } from '../../core/content/validation.js'
 import { urlOf } from '../../core/content/urls.js'
-import { ApiError, BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, PayloadTooLarge, PreconditionFailed, TooManyRequests, UnsupportedMediaType, quote } from '../../core/errors.js'
+import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, PayloadTooLarge, PreconditionFailed, TooManyRequests, UnsupportedMediaType, quote } from '../../core/errors.js'
 import { can } from '../../core/security/permissions.js'
 import { Permission } from '../../core/security/roles.js'
 import { denied, requireContext } from '../support/access.js'
 import { uploadMetadata } from '../support/upload-metadata.js'
 import { addressOf } from '../support/url.js'
+import { fixedSlices } from '../../core/slices.js'
 import { checkWritePermissions, lockToken, writeContext } from '../support/writes.js'
 
 /** The one version of the protocol there is, and what of it is served (termination: DELETE of an upload). */
@@ -127,34 +128,12 @@ export default fp(async fastify => {
   /** The bytes of a PATCH, appended a slice at a time; what arrived before the client went away is kept. Answers the offset reached. */
   async function receive (request: FastifyRequest, upload: Upload, offset: number): Promise<number> {
     let reached = offset
-    let pending: Buffer[] = []
-    let pendingBytes = 0
-    const flush = async (): Promise<void> => {
-      if (pendingBytes === 0) return
-      const bytes = Buffer.concat(pending, pendingBytes)
-      pending = []
-      pendingBytes = 0
-      if (reached + bytes.length > upload.length) throw PayloadTooLarge(`The upload is ${upload.length} bytes long; this PATCH goes past its end.`)
-      const appended = await uploads.append(upload.id, reached, bytes)
+    for await (const slice of fixedSlices(request.body as AsyncIterable<Buffer>, UPLOAD_SLICE_BYTES)) {
+      if (reached + slice.length > upload.length) throw PayloadTooLarge(`The upload is ${upload.length} bytes long; this PATCH goes past its end.`)
+      const appended = await uploads.append(upload.id, reached, slice)
       if (appended === null) throw Conflict(`The upload is no longer at offset ${reached}: another request wrote it. Ask where it is (HEAD) and go on from there.`)
       reached = appended
     }
-    try {
-      for await (const chunk of request.body as AsyncIterable<Buffer>) {
-        for (let at = 0; at < chunk.length;) {
-          const taken = chunk.subarray(at, at + UPLOAD_SLICE_BYTES - pendingBytes)
-          pending.push(taken)
-          pendingBytes += taken.length
-          at += taken.length
-          if (pendingBytes === UPLOAD_SLICE_BYTES) await flush()
-        }
-      }
-    } catch (err) {
-      // The connection dropped: the bytes it brought stay, for the client to go on from.
-      if (!(err instanceof ApiError)) await flush().catch(() => {})
-      throw err
-    }
-    await flush()
     return reached
   }
 
