@@ -15,7 +15,7 @@ async function * chunksOf (chunks: Buffer[], failure?: Error): AsyncGenerator<Bu
 
 const chunks = fc.array(fc.uint8Array({ maxLength: 300 }).map(bytes => Buffer.from(bytes)), { maxLength: 20 })
 
-t.test('the slices are the bytes, cut every `size` bytes', async t => {
+t.test('the slices are the bytes, cut every `size` bytes', async () => {
   await fc.assert(fc.asyncProperty(chunks, fc.integer({ min: 1, max: 257 }), async (sent, size) => {
     const slices: Buffer[] = []
     for await (const slice of fixedSlices(chunksOf(sent), size)) slices.push(Buffer.from(slice))
@@ -26,7 +26,7 @@ t.test('the slices are the bytes, cut every `size` bytes', async t => {
   }), { numRuns: 300 })
 })
 
-t.test('a source that fails: every byte it brought comes out, then its error', async t => {
+t.test('a source that fails: every byte it brought comes out, then its error', async () => {
   await fc.assert(fc.asyncProperty(chunks, fc.integer({ min: 1, max: 257 }), async (sent, size) => {
     const slices: Buffer[] = []
     const failure = new Error('the client went away')
