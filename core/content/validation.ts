@@ -113,6 +113,10 @@ function numberFromText (field: Field, value: unknown): unknown {
   return value
 }
 
+/** What a file field stores of its upload, however it came: the declared type only if it is a type/subtype token. */
+const fileValue = (filename: string | null, declaredType: unknown, size: number): Record<string, unknown> =>
+  ({ filename, 'content-type': mediaType(declaredType), size })
+
 /** The form a GET gives an image or a file (`download`, no `data`): sent back, it changes nothing. */
 function isBinaryAsRead (field: Field, value: unknown): boolean {
   return (field.kind === 'image' || field.kind === 'file') && typeof value === 'object' && value !== null && !('data' in value) && 'download' in value
@@ -159,7 +163,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
     const bytes = Buffer.from(file.data, 'base64')
     if (bytes.length > ctx.fileMaxBytes) throw PayloadTooLarge(`The file '${name}' is ${bytes.length} bytes; at most ${ctx.fileMaxBytes} are accepted.`)
     binaries.set(name, { bytes, store: 'files' })
-    return { filename: file.filename ?? null, 'content-type': mediaType(file['content-type']), size: bytes.length }
+    return fileValue(file.filename ?? null, file['content-type'], bytes.length)
   }
   if (field.kind === 'image') {
     const image = value as { data: string, filename?: string }
@@ -194,7 +198,7 @@ async function normalise (name: string, field: Field, value: unknown, ctx: Write
 async function receive (name: string, field: Field | undefined, file: ReceivedFile, ctx: WriteContext, errors: FieldError[], binaries: Map<string, BinaryUpload>): Promise<unknown> {
   if (field?.kind === 'file') {
     binaries.set(name, { store: 'files', upload: file.upload })
-    return { filename: file.filename, 'content-type': mediaType(file.contentType), size: file.size }
+    return fileValue(file.filename, file.contentType, file.size)
   }
   if (field?.kind === 'image') {
     const image = await checkImage(name, await file.bytes(), file.filename, ctx.imageMaxBytes, errors, ctx.pacer)

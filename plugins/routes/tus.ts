@@ -19,8 +19,6 @@ import { checkWritePermissions, lockToken, writeContext } from '../support/write
 const TUS_VERSION = '1.0.0'
 const TUS_EXTENSIONS = 'creation,expiration,termination'
 const UPLOAD_BODY = 'application/offset+octet-stream'
-/** The services of this file: their answers carry the protocol's headers, a CORS preflight's too. */
-const TUS_SERVICES = new Set(['@tus-upload', '@tus-replace'])
 
 const errorResponses = Object.fromEntries([400, 401, 403, 404, 409, 412, 413, 415, 429].map(s => [s, { $ref: 'Error#' }]))
 const UploadParams = Type.Object({ upload: Type.String() })
@@ -48,18 +46,6 @@ const primaryField = (type: ContentType): string | undefined =>
 export default fp(async fastify => {
   const { content, contentTypes: types, config } = fastify
   const uploads = new Uploads(fastify.db, config.UPLOAD_LIFETIME)
-
-  // An upload's bytes are read as they arrive (never parsed, never whole): only the PATCH of an upload takes them.
-  fastify.addContentTypeParser(UPLOAD_BODY, (request, payload, done) => {
-    if (request.routeOptions.url === '/@tus-upload/:upload' && request.method === 'PATCH') done(null, payload)
-    else done(UnsupportedMediaType(), undefined)
-  })
-
-  fastify.addHook('onSend', async (request, reply) => {
-    if (!TUS_SERVICES.has(addressOf(request.raw).service ?? '')) return
-    void reply.header('tus-resumable', TUS_VERSION).header('tus-version', TUS_VERSION)
-      .header('tus-extension', TUS_EXTENSIONS).header('tus-max-size', String(config.UPLOAD_MAX_BYTES))
-  })
 
   const expiresHeader = (upload: Upload): string => upload.expires.toUTCString()
 
@@ -166,58 +152,71 @@ export default fp(async fastify => {
     return await content.create(located, type, write, request.principal)
   }
 
-  fastify.post('/@tus-upload', {
-    schema: { summary: 'Open a resumable upload (TUS) that creates a File or an Image in this folder (on any folder path)', tags: ['content'], security: [{ bearer: [] }], response: { 201: Type.Null(), ...errorResponses } }
-  }, async (request, reply) => await open(request, reply, 'create'))
+  // The routes of the protocol in a scope of their own: only they get its headers and take its bodies.
+  await fastify.register(async scoped => {
+    scoped.addHook('onSend', async (_request, reply) => {
+      void reply.header('tus-resumable', TUS_VERSION).header('tus-version', TUS_VERSION)
+        .header('tus-extension', TUS_EXTENSIONS).header('tus-max-size', String(config.UPLOAD_MAX_BYTES))
+    })
+    // An upload's bytes are read as they arrive (never parsed, never whole): only the PATCH of an upload takes them.
+    scoped.addContentTypeParser(UPLOAD_BODY, (request, payload, done) => {
+      if (request.method === 'PATCH') done(null, payload)
+      else done(UnsupportedMediaType(), undefined)
+    })
 
-  fastify.post('/@tus-replace', {
-    schema: { summary: 'Open a resumable upload (TUS) that replaces this object\'s file or image (on any content path)', tags: ['content'], security: [{ bearer: [] }], response: { 201: Type.Null(), ...errorResponses } }
-  }, async (request, reply) => await open(request, reply, 'replace'))
+    scoped.post('/@tus-upload', {
+      schema: { summary: 'Open a resumable upload (TUS) that creates a File or an Image in this folder (on any folder path)', tags: ['content'], security: [{ bearer: [] }], response: { 201: Type.Null(), ...errorResponses } }
+    }, async (request, reply) => await open(request, reply, 'create'))
 
-  fastify.head('/@tus-upload/:upload', {
-    schema: { summary: 'How many bytes of the upload have arrived (Upload-Offset)', tags: ['content'], security: [{ bearer: [] }], params: UploadParams }
-  }, async (request, reply) => {
-    const { upload } = await ownUpload(request)
-    return reply.header('upload-length', String(upload.length)).header('upload-offset', String(upload.received))
-      .header('upload-expires', expiresHeader(upload)).header('cache-control', 'no-store').send()
-  })
+    scoped.post('/@tus-replace', {
+      schema: { summary: 'Open a resumable upload (TUS) that replaces this object\'s file or image (on any content path)', tags: ['content'], security: [{ bearer: [] }], response: { 201: Type.Null(), ...errorResponses } }
+    }, async (request, reply) => await open(request, reply, 'replace'))
 
-  fastify.patch('/@tus-upload/:upload', {
-    schema: { summary: 'Append bytes to the upload at its offset (Content-Type: application/offset+octet-stream); the last ones create or change the object, whose URL is answered in Location', tags: ['content'], security: [{ bearer: [] }], params: UploadParams, response: { 204: Type.Null(), ...errorResponses } },
-    // Before any parser reads the body: bytes sent as JSON are 415 (TUS), not a JSON syntax error.
-    onRequest: async request => {
-      if (request.headers['content-type']?.split(';')[0].trim().toLowerCase() !== UPLOAD_BODY) throw UnsupportedMediaType(`An upload's bytes are sent as ${UPLOAD_BODY}.`)
+    scoped.head('/@tus-upload/:upload', {
+      schema: { summary: 'How many bytes of the upload have arrived (Upload-Offset)', tags: ['content'], security: [{ bearer: [] }], params: UploadParams }
+    }, async (request, reply) => {
+      const { upload } = await ownUpload(request)
+      return reply.header('upload-length', String(upload.length)).header('upload-offset', String(upload.received))
+        .header('upload-expires', expiresHeader(upload)).header('cache-control', 'no-store').send()
+    })
+
+    scoped.patch('/@tus-upload/:upload', {
+      schema: { summary: 'Append bytes to the upload at its offset (Content-Type: application/offset+octet-stream); the last ones create or change the object, whose URL is answered in Location', tags: ['content'], security: [{ bearer: [] }], params: UploadParams, response: { 204: Type.Null(), ...errorResponses } },
+      // Before any parser reads the body: bytes sent as JSON are 415 (TUS), not a JSON syntax error.
+      onRequest: async request => {
+        if (request.headers['content-type']?.split(';')[0].trim().toLowerCase() !== UPLOAD_BODY) throw UnsupportedMediaType(`An upload's bytes are sent as ${UPLOAD_BODY}.`)
+      }
+    }, async (request, reply) => {
+      const { located, upload } = await ownUpload(request)
+      const offset = count(request.headers['upload-offset'])
+      if (offset === null) throw BadRequest('Missing or invalid Upload-Offset header.')
+      if (offset !== upload.received) throw Conflict(`The upload is at offset ${upload.received}, not ${offset}.`)
+      const declared = count(request.headers['content-length'])
+      if (declared !== null && offset + declared > upload.length) throw PayloadTooLarge(`The upload is ${upload.length} bytes long; ${declared} bytes at ${offset} go past its end.`)
+      const reached = await receive(request, upload, offset)
+      void reply.header('upload-offset', String(reached))
+      if (reached < upload.length) return reply.code(204).header('upload-expires', expiresHeader(upload)).send()
+      if (!await uploads.claim(upload.id)) throw Conflict('The upload is being ended by another request.')
+      try {
+        const ended = await end(request, located, upload)
+        return reply.code(204).header('location', urlOf(request.baseUrl, ended.obj.path)).send()
+      } catch (err) {
+        await uploads.unclaim(upload.id)
+        throw err
+      }
+    })
+
+    scoped.delete('/@tus-upload/:upload', {
+      schema: { summary: 'Give the upload up: its bytes are dropped (TUS termination)', tags: ['content'], security: [{ bearer: [] }], params: UploadParams, response: { 204: Type.Null(), ...errorResponses } }
+    }, async (request, reply) => {
+      const { upload } = await ownUpload(request)
+      await uploads.remove(upload.id)
+      return reply.code(204).send()
+    })
+
+    // What the server speaks, as plone.restapi answers it (the scope's onSend hook adds the headers).
+    for (const url of ['/@tus-upload', '/@tus-replace']) {
+      scoped.options(url, { schema: { summary: 'The TUS version, extensions and largest upload this server takes', tags: ['content'] } }, async (_request, reply) => reply.code(204).send())
     }
-  }, async (request, reply) => {
-    const { located, upload } = await ownUpload(request)
-    const offset = count(request.headers['upload-offset'])
-    if (offset === null) throw BadRequest('Missing or invalid Upload-Offset header.')
-    if (offset !== upload.received) throw Conflict(`The upload is at offset ${upload.received}, not ${offset}.`)
-    const declared = count(request.headers['content-length'])
-    if (declared !== null && offset + declared > upload.length) throw PayloadTooLarge(`The upload is ${upload.length} bytes long; ${declared} bytes at ${offset} go past its end.`)
-    const reached = await receive(request, upload, offset)
-    void reply.header('upload-offset', String(reached))
-    if (reached < upload.length) return reply.code(204).header('upload-expires', expiresHeader(upload)).send()
-    if (!await uploads.claim(upload.id)) throw Conflict('The upload is being ended by another request.')
-    try {
-      const ended = await end(request, located, upload)
-      return reply.code(204).header('location', urlOf(request.baseUrl, ended.obj.path)).send()
-    } catch (err) {
-      await uploads.unclaim(upload.id)
-      throw err
-    }
   })
-
-  fastify.delete('/@tus-upload/:upload', {
-    schema: { summary: 'Give the upload up: its bytes are dropped (TUS termination)', tags: ['content'], security: [{ bearer: [] }], params: UploadParams, response: { 204: Type.Null(), ...errorResponses } }
-  }, async (request, reply) => {
-    const { upload } = await ownUpload(request)
-    await uploads.remove(upload.id)
-    return reply.code(204).send()
-  })
-
-  // What the server speaks, as plone.restapi answers it (the onSend hook adds the headers).
-  for (const url of ['/@tus-upload', '/@tus-replace']) {
-    fastify.options(url, { schema: { summary: 'The TUS version, extensions and largest upload this server takes', tags: ['content'] } }, async (_request, reply) => reply.code(204).send())
-  }
 }, { name: 'tus-routes', dependencies: ['content', 'auth', 'http'] })
