@@ -189,7 +189,7 @@ for (let from = existing; from < target; from += BATCH) {
   writing.catch(() => {})
 }
 await writing
-if (rebuildIndexes) await app.catalog.ensureSchema(app.db)
+if (rebuildIndexes) await app.catalog.ensureSchema(app.db, async (uids, q) => await app.content.indexables(uids, q))
 await app.db.query('ANALYZE')
 const seconds = (performance.now() - started) / 1000
 await app.close()

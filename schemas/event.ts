@@ -23,7 +23,8 @@ export const eventBasic = defineBehavior({
 export const eventRecurrence = defineBehavior({
   name: 'plone.eventrecurrence',
   schema: Type.Object({
-    recurrence: Type.Optional(Type.String({ title: 'Recurrence', maxLength: 2000 }))
+    // Every occurrence of the start and the end is indexed: date ranges find the event's later occurrences.
+    recurrence: Type.Optional(Type.String({ title: 'Recurrence', maxLength: 2000, recurs: { dates: ['start', 'end'], anchor: 'start' } }))
   }),
   invariants: [recurrenceReads('recurrence', 'start')]
 })

@@ -15,6 +15,12 @@ export const column = (index: IndexDefinition | string): string =>
  * One piece of the catalogue's schema, by its (unquoted) name: a column or a
  * database index it needs, or an index an earlier version built that is to go.
  */
+/** The indexable form of these objects as they are now, read in `q` (ContentStore.indexables). */
+export type Indexables = (uids: string[], q: Queryable) => Promise<Map<string, { indexable: IndexableObject }>>
+
+/** Objects a statement when a new column is filled: one read of them and their lineages, one update. */
+const FILL_BATCH = 1000
+
 export interface CatalogDdl { kind: 'column' | 'index' | 'retired', name: string, statement: string }
 
 /**
@@ -53,6 +59,10 @@ export class Catalog {
     for (const declared of this.indexes) {
       const { sql } = INDEX_KINDS[declared.kind]
       if (!declared.indexed || sql.index === null) continue
+      if (sql.index === 'held') {
+        index(`catalog_${declared.name}_held`, `(uid) WHERE ${column(declared)} IS NOT NULL`)
+        continue
+      }
       if (!declared.sortable || sql.index !== 'btree') {
         index(`catalog_${declared.name}`, `USING ${sql.index} (${column(declared)})`)
         continue
@@ -81,12 +91,30 @@ export class Catalog {
    * the indexes an earlier version built instead). Usually nothing is missing: one catalogue read, no lock (ALTER TABLE would take
    * the table's exclusive lock at every start of every process).
    */
-  async ensureSchema (db: Db): Promise<void> {
+  async ensureSchema (db: Db, indexables: Indexables): Promise<void> {
     if ((await this.missing(db)).length === 0) return
     await db.transaction(async tx => {
       await tx.query('SELECT pg_advisory_xact_lock(7340002)')
-      for (const statement of await this.missing(tx)) await tx.query(statement)
+      const missing = await this.missing(tx)
+      const added = new Set(this.ddl().filter(part => part.kind === 'column' && missing.includes(part.statement)).map(part => part.name))
+      for (const statement of missing) await tx.query(statement)
+      // A column new to an existing catalogue (a type's new index) gets its objects' values in the same transaction: no process sees it half-filled.
+      await this.fill(tx, this.indexes.filter(index => added.has(column(index).slice(1, -1))), indexables)
     })
+  }
+
+  /** The values of `indexes` for every object of the types that declare them, FILL_BATCH objects a statement. */
+  private async fill (tx: Queryable, indexes: IndexDefinition[], indexables: Indexables): Promise<void> {
+    const types = [...new Set(indexes.flatMap(index => index.declaredBy))]
+    if (indexes.length === 0 || types.includes('core')) return
+    const { rows } = await tx.query<{ uid: string }>("SELECT uid FROM content WHERE portal_type = ANY($1) AND path <> '/'", [types])
+    for (let at = 0; at < rows.length; at += FILL_BATCH) {
+      const objects = [...(await indexables(rows.slice(at, at + FILL_BATCH).map(r => r.uid), tx)).values()].map(({ indexable }) => indexable)
+      const arrays = columnArrays(indexes, objects)
+      await tx.query(`UPDATE catalog SET ${indexes.map((index, i) => `${column(index)} = ${arrays.reads[i]}`).join(', ')}
+        FROM unnest($1::uuid[], ${arrays.types.map((type, i) => `$${i + 2}::${type}[]`).join(', ')}) AS r(uid, ${arrays.columns.join(', ')})
+        WHERE catalog.uid = r.uid`, [objects.map(o => o.uid), ...arrays.values])
+    }
   }
 
   /** Words of the object for `SearchableText`: title weighted above the rest. */
@@ -133,19 +161,11 @@ export class Catalog {
   }
 
   private async insertRows (tx: Queryable, rows: Array<{ obj: IndexableObject, text: { title: string, rest: string } }>): Promise<void> {
-    const isList = this.indexes.map(index => INDEX_KINDS[index.kind].sql.type.endsWith('[]'))
-    const params: unknown[] = [rows.map(r => r.obj.uid), rows.map(r => r.text.title), rows.map(r => r.text.rest),
-      ...this.indexes.map((index, i) => rows.map(({ obj }) => {
-        const value = index.value(obj) ?? null
-        return isList[i] && value !== null ? JSON.stringify(value) : value
-      }))]
-    const columns = this.indexes.map((_, i) => `c${i}`)
-    const types = this.indexes.map((index, i) => isList[i] ? 'jsonb' : INDEX_KINDS[index.kind].sql.type)
-    const values = columns.map((c, i) => isList[i] ? `CASE WHEN ${c} IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(${c})) END` : c)
+    const arrays = columnArrays(this.indexes, rows.map(r => r.obj))
     await tx.query(`INSERT INTO catalog (uid, searchable, ${this.indexes.map(column).join(', ')})
-      SELECT uid, setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', rest), 'B'), ${values.join(', ')}
-      FROM unnest($1::uuid[], $2::text[], $3::text[], ${types.map((type, i) => `$${i + 4}::${type}[]`).join(', ')}) AS r(uid, title, rest, ${columns.join(', ')})
-      ${this.onConflict()}`, params, { prepared: true })
+      SELECT uid, setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', rest), 'B'), ${arrays.reads.join(', ')}
+      FROM unnest($1::uuid[], $2::text[], $3::text[], ${arrays.types.map((type, i) => `$${i + 4}::${type}[]`).join(', ')}) AS r(uid, title, rest, ${arrays.columns.join(', ')})
+      ${this.onConflict()}`, [rows.map(r => r.obj.uid), rows.map(r => r.text.title), rows.map(r => r.text.rest), ...arrays.values], { prepared: true })
   }
 
   /**
@@ -175,6 +195,27 @@ export class Catalog {
 
   private onConflict (): string {
     return `ON CONFLICT (uid) DO UPDATE SET searchable = EXCLUDED.searchable, ${this.indexes.map(column).map(c => `${c} = EXCLUDED.${c}`).join(', ')}`
+  }
+}
+
+/**
+ * Many objects' values of `indexes` as `unnest` zips them into rows: an array
+ * a column (`values`, of SQL type `types`), list values as JSON (an array of
+ * arrays would not unnest by row), and the expressions that read each
+ * unnested column (`columns`: c0, c1 …) back as the catalogue column's type.
+ */
+function columnArrays (indexes: IndexDefinition[], objects: IndexableObject[]): { values: unknown[][], types: string[], columns: string[], reads: string[] } {
+  const isList = indexes.map(index => INDEX_KINDS[index.kind].sql.type.endsWith('[]'))
+  const columns = indexes.map((_, i) => `c${i}`)
+  return {
+    values: indexes.map((index, i) => objects.map(obj => {
+      const value = index.value(obj) ?? null
+      return isList[i] && value !== null ? JSON.stringify(value) : value
+    })),
+    types: indexes.map((index, i) => isList[i] ? 'jsonb' : INDEX_KINDS[index.kind].sql.type),
+    columns,
+    // Items travel as text: cast to the column's own list type (text[], timestamptz[]).
+    reads: columns.map((c, i) => isList[i] ? `CASE WHEN r.${c} IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(r.${c}))::${INDEX_KINDS[indexes[i].kind].sql.type} END` : `r.${c}`)
   }
 }
 

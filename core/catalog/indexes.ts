@@ -42,6 +42,13 @@ export interface IndexDefinition {
    * it reads the value from the row written (Catalog.upsertFrom).
    */
   fromRow?: string
+  /**
+   * For a date that recurs (an event's start and end): the index of its
+   * further occurrences, null for a date that does not. A range over this
+   * index matches an object whose own value or any further occurrence lies
+   * within it; sorts read its own value, the first occurrence.
+   */
+  occurrences?: IndexDefinition
   /** `core` or the content types that declare it. */
   declaredBy: string[]
 }

@@ -90,6 +90,7 @@ function operationsOf (index: IndexDefinition, hasValues: boolean): string[] {
     case 'long': return ['int.is', 'int.lessThan', 'int.largerThan']
     case 'text': return ['string.contains']
     case 'json': return [] // never a criterion (metadata only)
+    case 'dates': return [] // not listed: its date's index is
     case 'uuid': return ['string.is']
     case 'field': return hasValues ? ['selection.any'] : index.name === 'Creator' ? ['string.is', 'string.currentUser'] : ['string.is']
   }
@@ -177,7 +178,8 @@ export async function querystringIndexes (registry: ContentTypeRegistry, terms: 
     path: await describe(null, 'path')
   }
   for (const index of registry.indexes.values()) {
-    if (!index.indexed || HIDDEN.has(index.name)) continue
+    // A date's further occurrences are searched through the date's own index.
+    if (!index.indexed || HIDDEN.has(index.name) || index.kind === 'dates') continue
     indexes[index.name] = await describe(index, index.name)
   }
   const sortable = Object.fromEntries(Object.entries(indexes).filter(([, i]) => i.sortable))

@@ -59,6 +59,7 @@ function criterionColumns (criterion: Criterion): string[] {
     case 'nothing': return []
     case 'fullText': return ['searchable']
     case 'path': return ['path_parents', 'path_depth']
+    case 'range': return [criterion.index.name, ...criterion.index.occurrences !== undefined ? [criterion.index.occurrences.name] : []]
     default: return [criterion.index.name]
   }
 }
@@ -137,6 +138,8 @@ export class CatalogSearch {
   index (name: string): IndexDefinition {
     const index = this.registry.indexes.get(name)
     if (index === undefined || !index.indexed) throw BadRequest(`Unknown index '${name}'.`)
+    // Further occurrences are asked through their date's index (a range over it finds them), never alone.
+    if (index.kind === 'dates') throw BadRequest(`Unknown index '${name}'; query '${name.replace(/_occurrences$/, '')}', whose ranges find every occurrence.`)
     return index
   }
 
@@ -218,9 +221,16 @@ export class CatalogSearch {
       case 'flag': return [`${column(criterion.index)} = ${p(criterion.value)}`]
       case 'anyOf': return [`${column(criterion.index)} = ANY(${p(criterion.values)}::${CAST[criterion.index.kind] ?? 'text'}[])`]
       case 'range': {
-        const col = column(criterion.index)
-        if (criterion.min !== undefined && criterion.max !== undefined) return [`${col} BETWEEN ${p(criterion.min)} AND ${p(criterion.max)}`]
-        return [criterion.min !== undefined ? `${col} >= ${p(criterion.min)}` : `${col} <= ${p(criterion.max)}`]
+        const within = (value: string): string => {
+          if (criterion.min !== undefined && criterion.max !== undefined) return `${value} BETWEEN ${p(criterion.min)} AND ${p(criterion.max)}`
+          return criterion.min !== undefined ? `${value} >= ${p(criterion.min)}` : `${value} <= ${p(criterion.max)}`
+        }
+        const own = within(column(criterion.index))
+        const { occurrences } = criterion.index
+        if (occurrences === undefined) return [own]
+        // Or any further occurrence of a recurring date (few rows hold any: the rest fail at IS NOT NULL).
+        const further = column(occurrences)
+        return [`(${own} OR (${further} IS NOT NULL AND EXISTS (SELECT FROM unnest(${further}) AS occurrence WHERE ${within('occurrence')})))`]
       }
     }
   }

@@ -18,6 +18,12 @@ export interface FieldAnnotations {
   indexName?: string
   /** Whether the index is also returned as result metadata (default true). */
   metadata?: boolean
+  /**
+   * For an RFC 5545 recurrence: the date fields (each a `date` index) that
+   * recur by it, anchored on the date field `anchor` (its DTSTART). A range
+   * over their indexes then finds every occurrence (Plone's DateRecurringIndex).
+   */
+  recurs?: { dates: string[], anchor: string }
   /** Part of `SearchableText`. */
   searchable?: boolean
   /** Permission needed to change the value (others may send the stored value back). */

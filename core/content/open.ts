@@ -19,7 +19,8 @@ export interface ContentCore {
 export async function openContent (db: Db, contentTypeDirs: string[]): Promise<ContentCore> {
   const types = await ContentTypeRegistry.load(contentTypeDirs)
   const catalog = new Catalog(types)
-  await catalog.ensureSchema(db)
   const outbox = new Outbox(db)
-  return { types, catalog, outbox, content: new ContentStore(db, types, catalog, outbox) }
+  const content = new ContentStore(db, types, catalog, outbox)
+  await catalog.ensureSchema(db, async (uids, q) => await content.indexables(uids, q))
+  return { types, catalog, outbox, content }
 }

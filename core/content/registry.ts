@@ -6,6 +6,7 @@ import { Compile, type Validator } from 'typebox/compile'
 import type { ContentTypeDeclaration, Field, Invariant, VocabularyDeclaration } from './declaration.js'
 import { coreIndexes, type IndexDefinition } from '../catalog/indexes.js'
 import { INDEX_KINDS } from '../query/index-kinds.js'
+import { furtherOccurrences } from './recurrence.js'
 import { siteRoot } from './site-root.js'
 import { simplePublication, type Workflow } from '../security/workflow.js'
 
@@ -62,6 +63,8 @@ export class ContentTypeRegistry {
   readonly indexes = new Map<string, IndexDefinition>()
   readonly vocabularies = new Map<string, VocabularyDeclaration>()
   private readonly fieldForIndex = new Map<string, Map<string, string>>()
+  /** Per index of further occurrences: type name → the fields its recurring date is read from. */
+  private readonly recurrenceOf = new Map<string, Map<string, { date: string, rule: string, anchor: string }>>()
 
   constructor (declarations: ContentTypeDeclaration[]) {
     for (const index of coreIndexes) this.indexes.set(index.name, index)
@@ -84,6 +87,9 @@ export class ContentTypeRegistry {
     for (const [fieldName, field] of type.fields) {
       if (field.index === undefined) continue
       this.addFieldIndex(type, fieldName, field)
+    }
+    for (const [fieldName, field] of type.fields) {
+      for (const date of field.recurs?.dates ?? []) this.addOccurrences(type, date, fieldName, field.recurs!.anchor)
     }
     for (const [fieldName, field] of type.fields) {
       if (field.vocabulary !== undefined && !this.vocabularies.has(field.vocabulary)) {
@@ -124,6 +130,43 @@ export class ContentTypeRegistry {
     }
     this.indexes.set(name, definition)
     this.fieldForIndex.set(name, fieldOf)
+  }
+
+  /**
+   * The index of a recurring date's further occurrences (`<index>_occurrences`,
+   * kind `dates`), linked from the date's index; each type that declares the
+   * date recurring fills it from its own rule, the others leave it empty.
+   */
+  private addOccurrences (type: ContentType, fieldName: string, rule: string, anchor: string): void {
+    const field = type.fields.get(fieldName)
+    if (field?.index !== 'date') throw new Error(`Content type '${type.name}': '${fieldName}' recurs by '${rule}' but is not a field with a date index`)
+    if (!type.fields.has(anchor)) throw new Error(`Content type '${type.name}': '${rule}' recurs from the unknown field '${anchor}'`)
+    const dateIndex = this.indexes.get(field.indexName ?? fieldName)!
+    const existing = dateIndex.occurrences
+    if (existing !== undefined) {
+      existing.declaredBy.push(type.name)
+      this.recurrenceOf.get(existing.name)!.set(type.name, { date: fieldName, rule, anchor })
+      return
+    }
+    const name = `${dateIndex.name}_occurrences`
+    if (this.indexes.has(name)) throw new Error(`Content type '${type.name}': index '${name}' is declared, and '${dateIndex.name}' recurs`)
+    const recurrenceOf = new Map([[type.name, { date: fieldName, rule, anchor }]])
+    const occurrences: IndexDefinition = {
+      name,
+      kind: 'dates',
+      multiValued: true,
+      indexed: true,
+      metadata: false,
+      sortable: false,
+      declaredBy: [type.name],
+      value: o => {
+        const fields = recurrenceOf.get(o.portal_type)
+        return fields === undefined ? null : furtherOccurrences(o.data[fields.rule], o.data[fields.anchor], o.data[fields.date])
+      }
+    }
+    this.indexes.set(name, occurrences)
+    this.recurrenceOf.set(name, recurrenceOf)
+    dateIndex.occurrences = occurrences
   }
 
   static async load (dirs: string[]): Promise<ContentTypeRegistry> {

@@ -22,7 +22,7 @@ export interface IndexKindSpec {
   match: 'keywords' | 'words' | 'flag' | 'values'
   parse: (value: unknown, name: string) => Scalar
   /** `descending`: a second index in descending order (NULLS LAST), for the newest-first lists dates make. */
-  sql: { type: string, index: 'btree' | 'gin' | null, descending?: boolean }
+  sql: { type: string, index: 'btree' | 'gin' | 'held' | null, descending?: boolean }
   solr: 'string' | 'text' | 'boolean' | 'pint' | 'plong' | 'pdate'
   multiValued: boolean
   sortable: boolean
@@ -39,6 +39,14 @@ const KINDS = {
   keyword: { match: 'keywords', parse: text, sql: { type: 'text[]', index: 'gin' }, solr: 'string', multiValued: true, sortable: false },
   /** A point in time, with ranges (DateIndex). */
   date: { match: 'values', parse: parseDate, sql: { type: 'timestamptz', index: 'btree', descending: true }, solr: 'pdate', multiValued: false, sortable: true },
+  /**
+   * Points in time, a range matching any of them: the further occurrences of
+   * a recurring date (Plone's DateRecurringIndex), beside the date's own index
+   * (IndexDefinition.occurrences). No index narrows a range over array
+   * items; a catalogue holds few recurring events, and the index of the rows
+   * holding any lets PostgreSQL test those alone beside the date's own index.
+   */
+  dates: { match: 'values', parse: parseDate, sql: { type: 'timestamptz[]', index: 'held' }, solr: 'pdate', multiValued: true, sortable: false },
   boolean: { match: 'flag', parse: parseBoolean, sql: { type: 'boolean', index: null }, solr: 'boolean', multiValued: false, sortable: true },
   int: { match: 'values', parse: parseInteger, sql: { type: 'integer', index: 'btree' }, solr: 'pint', multiValued: false, sortable: true },
   /** A 64-bit integer: a folder's positions, which only grow (core/content/positions.ts). */

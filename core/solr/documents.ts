@@ -9,13 +9,19 @@ export type SolrDocument = Record<string, unknown>
 /** Dates in UTC with `Z`, as Solr's DatePointField wants them; JSON values as their text (collective.solr encodes `image_scales` so). */
 function solrValue (index: IndexDefinition | undefined, value: unknown): unknown {
   if (value === null || value === undefined) return null
-  if (index?.kind === 'date') {
-    const date = value instanceof Date ? value : new Date(String(value))
-    return Number.isNaN(date.getTime()) ? null : date.toISOString()
+  if (index?.kind === 'date') return solrDate(value)
+  if (index?.kind === 'dates' && Array.isArray(value)) {
+    const dates = value.map(solrDate).filter(date => date !== null)
+    return dates.length === 0 ? null : dates
   }
   if (Array.isArray(value) && value.length === 0) return null
   if (index?.kind === 'json') return JSON.stringify(value)
   return value
+}
+
+function solrDate (value: unknown): string | null {
+  const date = value instanceof Date ? value : new Date(String(value))
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
 }
 
 /** `user:<id>` is stored as `user$<id>` in Solr (its query syntax would read the colon). */

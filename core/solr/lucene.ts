@@ -122,7 +122,12 @@ export class SolrQueryTranslator {
       }
       case 'flag': return `${criterion.index.name}:${String(criterion.value)}`
       case 'anyOf': return `${criterion.index.name}:(${criterion.values.map(term).join(' OR ')})`
-      case 'range': return `${criterion.index.name}:[${criterion.min !== undefined ? term(criterion.min) : '*'} TO ${criterion.max !== undefined ? term(criterion.max) : '*'}]`
+      case 'range': {
+        const bounds = `[${criterion.min !== undefined ? term(criterion.min) : '*'} TO ${criterion.max !== undefined ? term(criterion.max) : '*'}]`
+        const { occurrences } = criterion.index
+        // A recurring date: its own value or any further occurrence.
+        return occurrences === undefined ? `${criterion.index.name}:${bounds}` : `(${criterion.index.name}:${bounds} OR ${occurrences.name}:${bounds})`
+      }
     }
   }
 

@@ -89,8 +89,10 @@ t.test('translation of the criteria', async t => {
   t.equal(q({ speaker: 'Ana Lima', room: '101' }), '+(speaker:("Ana Lima")) +(room:("101"))', 'clauses are all required')
   t.equal(q({ Title: 'Plone (keynote)' }), '+(Title:(Plone AND \\(keynote\\)))', 'a text index: every word')
   t.equal(q({ is_folderish: 'no' }), '+(is_folderish:false)', 'booleans in Zope spellings')
-  t.equal(q({ start: { query: '2026-10-01T12:00:00Z', range: 'min' } }), '+(start:["2026-10-01T12:00:00.000Z" TO *])', 'date min')
-  t.equal(q({ start: { query: '2026-10-01', range: 'max' } }), '+(start:[* TO "2026-10-01T00:00:00.000Z"])', 'date max')
+  // `start` recurs (an Event's recurrence): its own value or any further occurrence.
+  t.equal(q({ start: { query: '2026-10-01T12:00:00Z', range: 'min' } }), '+((start:["2026-10-01T12:00:00.000Z" TO *] OR start_occurrences:["2026-10-01T12:00:00.000Z" TO *]))', 'date min, recurring')
+  t.equal(q({ start: { query: '2026-10-01', range: 'max' } }), '+((start:[* TO "2026-10-01T00:00:00.000Z"] OR start_occurrences:[* TO "2026-10-01T00:00:00.000Z"]))', 'date max, recurring')
+  t.equal(q({ effective: { query: '2026-10-01', range: 'max' } }), '+(effective:[* TO "2026-10-01T00:00:00.000Z"])', 'date max')
   t.equal(q({ created: { query: ['2020-01-01', '2021-01-01'], range: 'min:max' } }),
     '+(created:["2020-01-01T00:00:00.000Z" TO "2021-01-01T00:00:00.000Z"])', 'date min:max')
   t.equal(q({ getObjPositionInParent: { query: '3', range: 'max' } }), '+(getObjPositionInParent:[* TO 3])', 'an int range')

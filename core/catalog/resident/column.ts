@@ -29,6 +29,8 @@ export interface Column {
   docsWith?: (value: string) => readonly number[]
   /** The order of the document's value against `value` (negative: before it), a missing value after every value: for the bounds of a range in the column's sorted order. */
   compareTo?: (doc: number, value: string | number | boolean) => number
+  /** Whether no document holds a value, when the column knows it without a scan (further occurrences, held by few documents). */
+  readonly empty?: boolean
   /** The live documents whose number lies within the bounds (numeric columns): one pass over a typed array. */
   within?: (live: Bits, low: number | undefined, high: number | undefined) => Bits
 }

@@ -2,6 +2,7 @@ import type { IndexDefinition } from '../indexes.js'
 import { column } from '../catalog.js'
 import { Bits } from './bits.js'
 import type { Column } from './column.js'
+import { lowerBound } from './lower-bound.js'
 import { MOST_SHARED, StringColumn } from './string-column.js'
 
 /** A date column in microseconds since the epoch, as PostgreSQL compares it (a JavaScript Date holds milliseconds). */
@@ -218,15 +219,70 @@ class KeywordColumn extends ValueColumn<readonly string[]> {
   override byteSize (): number { return super.byteSize() + this.postings * 8 + this.byValue.size * 64 }
 }
 
-function lowerBound (docs: number[], doc: number): number {
-  let low = 0
-  let high = docs.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (docs[middle] < doc) low = middle + 1
-    else high = middle
+/**
+ * The further occurrences of a recurring date (kind `dates`), held only for
+ * the documents that have any — a catalogue holds few recurring events, and
+ * an array a document would be an object a document for the collector to
+ * mark: ascending microseconds a document. A range tests these documents
+ * alone; their own date is the date's column.
+ */
+class OccurrencesColumn implements Column {
+  private readonly byDoc = new Map<number, Float64Array>()
+  private held = 0
+  constructor (readonly index: IndexDefinition, readonly select: string) {}
+
+  private static stored (value: unknown): Float64Array | null {
+    return Array.isArray(value) && value.length > 0 ? Float64Array.from(value, Number) : null
   }
-  return low
+
+  set (doc: number, value: unknown): void {
+    this.clear(doc)
+    const list = OccurrencesColumn.stored(value)
+    if (list === null) return
+    this.byDoc.set(doc, list)
+    this.held += list.byteLength
+  }
+
+  holds (doc: number, value: unknown): boolean {
+    const held = this.byDoc.get(doc) ?? null
+    const given = OccurrencesColumn.stored(value)
+    if (held === null || given === null) return held === given
+    return held.length === given.length && held.every((time, i) => time === given[i])
+  }
+
+  clear (doc: number): void {
+    const list = this.byDoc.get(doc)
+    if (list === undefined) return
+    this.held -= list.byteLength
+    this.byDoc.delete(doc)
+  }
+
+  /** The first further occurrence: no criterion reads it (ranges read `within`), sorts never (it is not sortable). */
+  get (doc: number): number | null { return this.byDoc.get(doc)?.[0] ?? null }
+  isNull (doc: number): boolean { return !this.byDoc.has(doc) }
+  compare (a: number, b: number): number {
+    const x = this.get(a)
+    const y = this.get(b)
+    if (x === null) return y === null ? 0 : 1
+    if (y === null) return -1
+    return x - y
+  }
+
+  same (a: number, b: number): boolean { return this.compare(a, b) === 0 }
+  byteSize (): number { return this.held + this.byDoc.size * 64 }
+  /** Whether any document holds further occurrences: without any, a range over the date is its column's alone. */
+  get empty (): boolean { return this.byDoc.size === 0 }
+
+  within (live: Bits, low = -Infinity, high = Infinity): Bits {
+    const found = Bits.temporary(live.capacity)
+    for (const [doc, times] of this.byDoc) {
+      if (!live.has(doc)) continue
+      // The first time at or after `low` (ascending times): within when it is not past `high`.
+      const first = lowerBound(times, low)
+      if (first < times.length && times[first] <= high) found.add(doc)
+    }
+    return found
+  }
 }
 
 const unordered = (): number => 0
@@ -241,6 +297,7 @@ export function columnOf (index: IndexDefinition): Column | null {
   const name = column(index)
   switch (index.kind) {
     case 'date': return new NumberColumn(index, microseconds(name))
+    case 'dates': return new OccurrencesColumn(index, `CASE WHEN ${name} IS NULL THEN NULL ELSE ARRAY(SELECT ${microseconds('occurrence')} FROM unnest(${name}) AS occurrence) END`)
     case 'int':
     case 'long': return new NumberColumn(index, `${name}::float8`)
     case 'boolean': return new ValueColumn<boolean>(index, name, compareFlags)

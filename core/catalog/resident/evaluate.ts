@@ -130,6 +130,9 @@ function heldValue (index: IndexDefinition, value: Scalar): string | number | bo
 export function rangeStart (state: ResidentState, query: Query, index: IndexDefinition, descending: boolean): ((doc: number) => boolean) | null {
   const held = state.column(index.name)
   if (held?.compareTo === undefined) return null
+  // A recurring event's first start may lie before a range its later occurrences fall in: its place in the order is not bounded by the range.
+  const further = index.occurrences === undefined ? undefined : state.column(index.occurrences.name)
+  if (further !== undefined && further.empty !== true) return null
   for (const criterion of query.criteria) {
     if (criterion.kind !== 'range' || criterion.index.name !== index.name) continue
     const end = descending ? criterion.max : criterion.min
@@ -165,7 +168,18 @@ function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]):
   }))
 }
 
+/** The documents whose value of `index`, or any further occurrence of it (a recurring date), lies within the bounds. */
 function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?: Scalar): Bits | null {
+  const own = valueRange(state, index, min, max)
+  const further = index.occurrences === undefined ? undefined : state.column(index.occurrences.name)
+  if (own === null || further === undefined || further.empty === true || further.within === undefined) return own
+  const low = min === undefined ? undefined : heldValue(index, min)
+  const high = max === undefined ? undefined : heldValue(index, max)
+  if (Number.isNaN(low) || Number.isNaN(high)) return own
+  return own.or(further.within(state.live, low as number | undefined, high as number | undefined))
+}
+
+function valueRange (state: ResidentState, index: IndexDefinition, min?: Scalar, max?: Scalar): Bits | null {
   const held = state.column(index.name)
   if (held === undefined || (index.kind === 'field' && !state.sortsText)) return null
   const low = min === undefined ? undefined : heldValue(index, min)

@@ -6,6 +6,7 @@ import type { FullText } from '../../query/text.js'
 import { renderTsquery } from '../tsquery.js'
 import { Bits } from './bits.js'
 import { coverDensity } from './cover-density.js'
+import { lowerBound } from './lower-bound.js'
 import { PositionsArena, SEGMENT_ENTRIES } from './positions-arena.js'
 import type { Slicer } from './slicer.js'
 import { pairKey, WordPairs } from './word-pairs.js'
@@ -101,30 +102,6 @@ type Node =
   | { kind: 'phrase', operands: Operand[] }
   | { kind: 'not', child: Node }
   | { kind: 'and' | 'or', left: Node, right: Node }
-
-/** The first index of `sorted` (the first `length` numbers, ascending) whose value is not below `value`. */
-function lowerBound (sorted: Int32Array, length: number, value: number): number {
-  let low = 0
-  let high = length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (sorted[middle] < value) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
-/** The first index of sorted strings not below `value` (JavaScript's order: by UTF-16 units, in which any prefix's words are contiguous). */
-function lowerBoundOf (sorted: string[], value: string): number {
-  let low = 0
-  let high = sorted.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (sorted[middle] < value) low = middle + 1
-    else high = middle
-  }
-  return low
-}
 
 /**
  * A lexeme as a string of its own. A slice of 13 characters or more is, in
@@ -685,7 +662,7 @@ export class TextIndex {
       this.marks = grownInt32(this.marks, id * 2)
     }
     // Into the small sorted list (a move of at most PENDING_LEXEMES entries), merged into the big one when full.
-    const at = lowerBoundOf(this.pendingWords, word)
+    const at = lowerBound(this.pendingWords, word)
     this.pendingWords.splice(at, 0, word)
     this.pendingIds.splice(at, 0, id)
     if (this.pendingWords.length >= PENDING_LEXEMES) this.mergePending()
@@ -722,7 +699,7 @@ export class TextIndex {
     // PostgreSQL compares a prefix by bytes; for an ASCII prefix that is startsWith.
     const found: number[] = []
     for (const [words, ids] of [[this.sortedWords, this.sortedIds], [this.pendingWords, this.pendingIds]] as const) {
-      for (let i = lowerBoundOf(words, operand.word); i < words.length && words[i].startsWith(operand.word); i++) {
+      for (let i = lowerBound(words, operand.word); i < words.length && words[i].startsWith(operand.word); i++) {
         if (this.docCounts[ids[i]] > 0) found.push(ids[i])
       }
     }
@@ -768,7 +745,7 @@ export class TextIndex {
     if (doc > list[count - 1]) {
       list[count] = doc
     } else {
-      const at = lowerBound(list, count, doc)
+      const at = lowerBound(list, doc, count)
       list.copyWithin(at + 1, at, count)
       list[at] = doc
     }
@@ -791,7 +768,7 @@ export class TextIndex {
       if ((count - 1) * SPARSE_RATIO < held.capacity) this.postings[id] = sparseOf(held, count - 1)
       return
     }
-    const at = lowerBound(held, count, doc)
+    const at = lowerBound(held, doc, count)
     held.copyWithin(at, at + 1, count)
     // A list that lost most of its documents gives the room back.
     if (held.length > 16 && held.length > 4 * (count - 1)) this.postings[id] = held.slice(0, 2 * (count - 1))
