@@ -14,12 +14,14 @@
  *
  * Run as its own process by run.mjs, with DATABASE_URL and PORT set.
  */
-import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import Fastify from 'fastify'
 import pg from 'pg'
+import pgCopy from 'pg-copy-streams'
 import sharp from 'sharp'
 // The service's own slicing of a stream (built into dist/ before the bench runs): the floor does the same work.
 import { fixedSlices } from '../dist/core/slices.js'
+import { BinaryCopyField } from '../dist/core/db/copy-binary.js'
 
 // The same pool size as the service (core/db.ts), so that neither gets more connections.
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
@@ -46,18 +48,16 @@ fastify.get('/scale/:uid/:width/:height', async (request, reply) => {
   return reply.type('image/jpeg').send(scale)
 })
 
-async function * slices (oid, size) {
-  for (let at = 0; at < size; at += SLICE) {
-    const { rows: [row] } = await pool.query('SELECT lo_get($1, $2, $3) AS bytes', [oid, at, Math.min(SLICE, size - at)])
-    yield row.bytes
-  }
-}
-
 fastify.get('/file/:uid', async (request, reply) => {
   const { rows: [file] } = await pool.query("SELECT oid, size FROM files WHERE uid = $1 AND field = 'file'", [request.params.uid])
   if (file === undefined) return reply.code(404).send({ type: 'NotFound' })
   const size = Number(file.size)
-  return reply.type('application/octet-stream').header('content-length', String(size)).send(Readable.from(slices(Number(file.oid), size)))
+  // As the service sends it: one COPY of the object's 256 KiB slices in the binary format, read at the socket's pace.
+  const client = await pool.connect()
+  const copy = client.query(pgCopy.to(`COPY (SELECT lo_get(${Number(file.oid)}, at, least(${SLICE}, ${size} - at)::int) FROM generate_series(0::bigint, ${size - 1}::bigint, ${SLICE}) AS at) TO STDOUT (FORMAT binary)`))
+  const fields = new BinaryCopyField()
+  pipeline(copy, fields).then(() => { client.release() }, err => { client.release(err) })
+  return reply.type('application/octet-stream').header('content-length', String(size)).send(fields)
 })
 
 // The bytes of an upload as they arrive, into a new large object a slice of the service's (core/content/uploads.ts) a

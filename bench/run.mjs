@@ -99,7 +99,7 @@ const JOBS = {
   upload: { id: 'upload-500mb-tus', title: 'a 500 MB File sent up by resumable upload (@tus-upload, PATCHes of 50 MB), one client', group: 'job', unit: 'MB/s', floor: 'floor-upload-stream' },
   uploadStream: { id: 'floor-upload-stream', title: 'floor: the same bytes in one request written into a large object in 1 MiB slices with pg', group: 'floor', unit: 'MB/s' },
   download: { id: 'download-500mb', title: 'GET @@download/file of a 500 MB File, one client, the same file downloaded again, anonymous', group: 'job', unit: 'MB/s', floor: 'floor-file-stream' },
-  fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed in 256 KiB slices read with pg', group: 'floor', unit: 'MB/s' }
+  fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed by one binary COPY of its 256 KiB slices with pg', group: 'floor', unit: 'MB/s' }
 }
 const chosen = scenario => only === undefined || only.includes(scenario.id)
 /** What runs: the chosen scenarios and jobs, and every floor one of them is compared with (floor-db always). */

@@ -1,6 +1,9 @@
 import type { Logger } from '../log.js'
 import { createHash } from 'node:crypto'
 import pg from 'pg'
+import pgCopy from 'pg-copy-streams'
+import { PassThrough, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { ConnectionFaults, endsConnection, type FaultReport } from './faults.js'
 import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.js'
 import type { Queryable, QueryOptions } from './queryable.js'
@@ -26,6 +29,16 @@ export interface Db extends Queryable {
   faults(): FaultReport
   /** Changes other processes made to what this one keeps in memory (core/db/notifications.ts). */
   readonly notifications: Notifications
+  /**
+   * What `COPY (…) TO STDOUT` sends, as a stream read at the pace of its
+   * reader (PostgreSQL's connection only; the embedded database has none).
+   * The connection is the stream's until it ends: one left mid-COPY (the
+   * reader went away) is closed, not handed out again. A slow reader holds
+   * it as long: null when COPY_CONNECTIONS of the pool already stream, so
+   * that readers, however slow or many, never take the connections the
+   * other requests need (the caller reads otherwise).
+   */
+  readonly copyOut?: (sql: string) => Readable | null
   close(): Promise<void>
 }
 
@@ -64,6 +77,9 @@ function statements (): (sql: string, params: unknown[] | undefined, options: Qu
 /** The connections of one process's pool. */
 const POOL_SIZE = 10
 
+/** Of those, the most that stream a COPY at once (Db.copyOut): each is held by its reader, at the reader's pace. */
+const COPY_CONNECTIONS = 3
+
 /** How long a request waits for a connection (ms): a new one to a server that answers takes milliseconds. */
 const CONNECT_TIMEOUT_MS = 5_000
 
@@ -98,6 +114,8 @@ export function createPostgres (connectionString: string, log: Logger, applicati
 
   /** The clients that have served an operation: one of them may have ended while it sat idle in the pool. */
   const served = new WeakSet<pg.PoolClient>()
+  /** Connections streaming a COPY now. */
+  let copying = 0
 
   /**
    * Runs `work` on a client of the pool. The client goes back to the pool
@@ -177,6 +195,22 @@ export function createPostgres (connectionString: string, log: Logger, applicati
     },
     // A script may write before it fails: never run twice.
     async exec (sql) { await withClient(async client => await client.query(sql), () => true, () => false) },
+    copyOut (sql) {
+      if (copying >= COPY_CONNECTIONS) return null
+      copying++
+      const out = new PassThrough()
+      pool.connect().then(client => {
+        pipeline(client.query(pgCopy.to(sql)), out).then(() => { client.release() }, (err: Error) => {
+          // A reader that went away is no fault of PostgreSQL's; its connection, left mid-COPY, is closed all the same.
+          if (endsConnection(err)) faults.lost(client, err)
+          client.release(err)
+        }).finally(() => { copying-- })
+      }, (err: unknown) => {
+        copying--
+        out.destroy(faults.failed(err, false))
+      })
+      return out
+    },
     faults: () => faults.report(),
     notifications,
     async close () {

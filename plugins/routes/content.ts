@@ -16,7 +16,7 @@ import { byteRange } from '../support/byte-range.js'
 import { disposition, SHOWN_TYPES, type FileMeta } from '../support/downloads.js'
 import { addressOf, queryOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
-import { fileOf, fileSlices } from '../../core/content/blobs.js'
+import { fileOf, fileStream } from '../../core/content/blobs.js'
 import { KeptScales } from '../../core/content/image/kept-scales.js'
 import { askedScale, imageVersion, type ImageMeta } from '../../core/content/image/scales.js'
 import { linkTargets } from '../../core/content/links.js'
@@ -178,7 +178,7 @@ export default fp(async fastify => {
       .header('content-disposition', disposition(shown && SHOWN_TYPES.test(meta['content-type']) ? 'inline' : 'attachment', meta.filename ?? field))
     if (range !== null) void reply.code(206).header('content-range', `bytes ${start}-${end}/${stored.size}`)
     // A HEAD is told the length without a byte read (an empty stream: Fastify keeps the length given).
-    return reply.send(request.method === 'HEAD' ? Readable.from([]) : Readable.from(fileSlices(fastify.db, stored.oid, start, end + 1)))
+    return reply.send(request.method === 'HEAD' ? Readable.from([]) : fileStream(fastify.db, stored.oid, start, end + 1))
   }
 
   /** The binary field `field` of the context, or 404: the name comes from the URL, only a declared field holding a value names stored data. */
