@@ -57,6 +57,8 @@ export const OPERATIONS = new Map<string, Operation>([
   ['selection.any', op('Matches any of', '_contains', 'MultipleSelectionWidget', v => ({ query: asList(v) }), 'Tip: you can use * to autocomplete.')],
   ['selection.is', op('Is', '_equal', 'MultipleSelectionWidget', v => ({ query: asList(v) }))],
   ['selection.all', op('Matches all of', '_all', 'MultipleSelectionWidget', v => ({ query: asList(v), operator: 'and' }), 'Tip: you can use * to autocomplete.')],
+  // What Volto's search block sends for a checkbox or select facet: any of the values.
+  ['list.contains', op('Contains', '_contains', 'MultipleSelectionWidget', v => ({ query: asList(v) }))],
   ['string.contains', op('Contains', '_contains', 'StringWidget', v => ({ query: first(v) }))],
   ['string.is', op('Is', '_equal', 'StringWidget', v => ({ query: first(v) }), 'Tip: you can use * to autocomplete.')],
   ['string.currentUser', op('Current logged in user', '_currentUser', null, (_v, row) => ({ query: row.userId ?? '' }))],

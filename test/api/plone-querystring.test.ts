@@ -67,6 +67,8 @@ t.test('@querystring and @querystring-search', async t => {
   await t.test('operations: selection, text, paths, dates, the current user', async t => {
     const search = async (query: unknown[], token = owner): Promise<string[]> => titlesOf(await call('POST', '/talks/@querystring-search', { query, sort_on: 'sortable_title' }, token))
     t.same(await search([{ i: 'type_of_talk', o: `${OP}selection.any`, v: ['Keynote'] }]), ['Gamma keynote'])
+    // Volto's search block facets send list.contains: any of the values.
+    t.same(await search([{ i: 'type_of_talk', o: `${OP}list.contains`, v: ['Keynote', 'Nothing of the kind'] }]), ['Gamma keynote'], 'list.contains, as a facet sends it')
     t.same(await search([{ i: 'SearchableText', o: `${OP}string.contains`, v: 'alpha' }]), ['Alpha talk'])
     t.same(await search([{ i: 'Subject', o: `${OP}selection.all`, v: ['plone'] }, { i: 'review_state', o: `${OP}selection.any`, v: ['private'] }]), ['Gamma keynote'])
     t.same(await search([{ i: 'path', o: `${OP}string.absolutePath`, v: '/talks::1' }, { i: 'portal_type', o: `${OP}selection.any`, v: 'talk' }]), ['Alpha talk', 'Beta talk', 'Gamma keynote'])

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm } from 'node:fs/promises'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { chromium, type Locator, type Page, type Response } from 'playwright-core'
@@ -541,5 +541,46 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     await page.goto(`${volto}${inPage}/every-talk`)
     await page.locator('#view', { hasText: 'Fastify in five minutes, revised' }).waitFor()
     t.match(await page.locator('#view').innerText(), /Plone meets Fastify/)
+  })
+
+  await step('anonymous: a search block finds every type, narrowed by its type facet and its text', async t => {
+    // The page as Volto's editor saves a search block with a checkbox facet on the type (made through the API: its sidebar is Volto's).
+    const [titleBlock, searchBlock] = [randomUUID(), randomUUID()]
+    const made = await fetch(`${service}/`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        '@type': 'Document',
+        id: 'find',
+        title: 'Find',
+        blocks: {
+          [titleBlock]: { '@type': 'title' },
+          [searchBlock]: {
+            '@type': 'search',
+            query: { query: [], sort_on: 'sortable_title', sort_order: 'ascending', b_size: 50 },
+            facets: [{ '@id': randomUUID(), title: 'Type', field: { label: 'Type', value: 'portal_type' }, type: 'checkboxFacet', multiple: true }],
+            showSearchInput: true,
+            showSearchButton: true
+          }
+        },
+        blocks_layout: { items: [titleBlock, searchBlock] }
+      })
+    })
+    t.equal(made.status, 201, 'the page with the search block')
+    t.equal((await fetch(`${service}/find/@workflow/publish`, { method: 'POST', headers: auth })).status, 200, 'published')
+    await page.goto(`${volto}/find`)
+    const results = page.locator('#page-document .block.search')
+    // A talk, an Event, a News Item, a Link (every one published above) among the results.
+    for (const title of ['Plone meets Fastify', 'Harbour tour', 'Harbour reopens']) await results.getByText(title, { exact: true }).first().waitFor()
+    t.pass('the talk, the event and the news item are found')
+    await page.locator('.block.search label[for="Event"]').click()
+    await results.getByText('Plone meets Fastify', { exact: true }).waitFor({ state: 'detached' })
+    t.ok(await results.getByText('Harbour tour', { exact: true }).first().isVisible(), 'the Event facet keeps the event')
+    t.equal(await results.getByText('Harbour reopens', { exact: true }).count(), 0, 'and leaves out the news item')
+    await page.locator('.block.search label[for="Event"]').click()
+    await page.locator('.block.search input[type="text"]').fill('harbour')
+    await page.locator('.block.search input[type="text"]').press('Enter')
+    await results.getByText('Plone meets Fastify', { exact: true }).waitFor({ state: 'detached' })
+    for (const title of ['Harbour tour', 'Harbour reopens']) t.ok(await results.getByText(title, { exact: true }).first().isVisible(), `'harbour' finds ${title}`)
   })
 })
