@@ -33,8 +33,14 @@ function mapSlate (nodes: unknown, map: (link: string) => string): unknown {
   })
 }
 
-/** A copy of one block with its links mapped: its smart fields, a Slate value's links, and the blocks it holds. */
-function mapBlock (block: unknown, map: (link: string) => string): unknown {
+/**
+ * What a block becomes once its links are mapped (`kept` the block as it
+ * was, `mapped` its copy), for blocks served other than as kept (a teaser).
+ */
+export type BlockTransform = (kept: Record<string, unknown>, mapped: Record<string, unknown>) => Record<string, unknown>
+
+/** A copy of one block with its links mapped: its smart fields, a Slate value's links, and the blocks it holds; then `each`. */
+function mapBlock (block: unknown, map: (link: string) => string, each?: BlockTransform): unknown {
   if (!isObject(block)) return block
   const mapped: Record<string, unknown> = { ...block }
   for (const key of LINK_KEYS) {
@@ -45,14 +51,14 @@ function mapBlock (block: unknown, map: (link: string) => string): unknown {
     }
   }
   if (block['@type'] === 'slate' && Array.isArray(block.value)) mapped.value = mapSlate(block.value, map)
-  if (isObject(block.blocks)) mapped.blocks = mapBlocks(block.blocks, map)
-  if (isObject(block.data) && isObject(block.data.blocks)) mapped.data = { ...block.data, blocks: mapBlocks(block.data.blocks, map) }
-  return mapped
+  if (isObject(block.blocks)) mapped.blocks = mapBlocks(block.blocks, map, each)
+  if (isObject(block.data) && isObject(block.data.blocks)) mapped.data = { ...block.data, blocks: mapBlocks(block.data.blocks, map, each) }
+  return each === undefined ? mapped : each(block, mapped)
 }
 
-/** A copy of a page's blocks with every link `map` gives another form (the original is not changed). */
-export function mapBlocks (blocks: Record<string, unknown>, map: (link: string) => string): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(blocks).map(([id, block]) => [id, mapBlock(block, map)]))
+/** A copy of a page's blocks with every link `map` gives another form, each block then passed to `each` (the original is not changed). */
+export function mapBlocks (blocks: Record<string, unknown>, map: (link: string) => string, each?: BlockTransform): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(blocks).map(([id, block]) => [id, mapBlock(block, map, each)]))
 }
 
 /** Every link of a page's blocks. */
@@ -166,19 +172,62 @@ function linkedUids (objects: Located[]): string[] {
  * the reader's own catalogue search); a link to any other stays by UID,
  * naming no path. One read for all of them (a page of full objects too).
  */
-export async function linkTargets (reader: Reader, objects: Located[], locateMany: (uids: string[]) => Promise<Map<string, Located>>): Promise<Map<string, string>> {
+export async function linkTargets (reader: Reader, objects: Located[], locateMany: (uids: string[]) => Promise<Map<string, Located>>): Promise<Map<string, LinkTarget>> {
   const uids = linkedUids(objects)
-  const targets = new Map<string, string>()
+  const targets = new Map<string, LinkTarget>()
   if (uids.length === 0) return targets
   for (const [uid, target] of await locateMany(uids)) {
-    if (can(reader.principal, Permission.View, target)) targets.set(uid, urlOf(reader.baseUrl, target.obj.path))
+    if (can(reader.principal, Permission.View, target)) targets.set(uid, { url: urlOf(reader.baseUrl, target.obj.path), located: target })
   }
   return targets
 }
 
+/** An object a link names by UID, which the reader may view: its URL, and itself. */
+export interface LinkTarget { url: string, located: Located }
+
 /** A link by UID as a reader gets it: its object's URL when `targets` has it, else as it is kept. */
-export function servedLink (link: string, targets: ReadonlyMap<string, string>): string {
+export function servedLink (link: string, targets: ReadonlyMap<string, LinkTarget>): string {
   const kept = byUid(link)
-  const url = kept === null ? undefined : targets.get(kept.uid)
+  const url = kept === null ? undefined : targets.get(kept.uid)?.url
   return url === undefined ? link : `${url}${kept!.rest}`
+}
+
+/** The text of a teaser that comes from its target unless the editor wrote their own. */
+const TEASER_TEXT = ['title', 'description', 'head_title']
+
+/**
+ * A teaser block as plone.restapi 10 serves it (TeaserBlockSerializerBase):
+ * its target (`href`, kept by UID) summarised as it is now — `summary` of a
+ * target the reader may view, its `@id` included — and, unless the editor customised the
+ * teaser (`overwrite`), its title and description taken from that summary.
+ * A target the reader may not view (or gone) empties `href`, and the text
+ * the teaser copied from it, saying nothing of it. A teaser saved before
+ * the option existed (no `overwrite`) is otherwise served as kept.
+ */
+export function servedTeaser (kept: Record<string, unknown>, mapped: Record<string, unknown>, targets: ReadonlyMap<string, LinkTarget>,
+  summary: (target: LinkTarget) => Record<string, unknown>): Record<string, unknown> {
+  if (kept['@type'] !== 'teaser') return mapped
+  const href = Array.isArray(kept.href) ? kept.href[0] : kept.href
+  const link = typeof href === 'string' ? href : isObject(href) && typeof href['@id'] === 'string' ? href['@id'] : ''
+  const byItsUid = byUid(link)
+  // A link kept as it was given (outside the site): served as kept.
+  if (link === '' || byItsUid === null) return mapped
+  const target = targets.get(byItsUid.uid)
+  if (target === undefined) {
+    // Nothing of a target the reader may not view: not its link, nor the text the block copied from it when it was picked
+    // (plone.restapi keeps that text; the rule of every summary here is stricter: docs/api.md). An editor's own text stays.
+    const served: Record<string, unknown> = { ...mapped, href: [] }
+    if (kept.overwrite !== true) for (const key of TEASER_TEXT) if (key in served) served[key] = ''
+    return served
+  }
+  // Saved before the option existed: its data is its own (plone.restapi serves it so, adding `overwrite: true`; not added
+  // here, so that a block read and sent back is kept as it was).
+  if (!('overwrite' in kept)) return mapped
+  const described = summary(target)
+  const first = Array.isArray(mapped.href) && isObject(mapped.href[0]) ? mapped.href[0] : {}
+  const served: Record<string, unknown> = { ...mapped, href: [{ ...first, ...described }] }
+  if (kept.overwrite !== true) {
+    for (const key of TEASER_TEXT) if (key in described) served[key] = described[key]
+  }
+  return served
 }

@@ -3,11 +3,12 @@ import { BadRequest } from '../errors.js'
 import { textOf } from '../query/zope.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { imageValue, imageVersion, type ImageMeta } from './image/scales.js'
-import { mapBlocks, mapHtmlLinks, servedLink } from './links.js'
+import { indexableOf } from './indexable.js'
+import { mapBlocks, mapHtmlLinks, servedLink, servedTeaser, type LinkTarget } from './links.js'
 import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
 
-const NO_LINKS: ReadonlyMap<string, string> = new Map()
+const NO_LINKS: ReadonlyMap<string, LinkTarget> = new Map()
 
 /** The keys every summary has (plone.restapi's default summary). */
 const SUMMARY_COLUMNS: Record<string, string> = {
@@ -91,7 +92,17 @@ export class Serializer {
     return summaryOf(reader, lineage, obj => this.types.get(obj.portal_type), describe)
   }
 
-  private fieldValue (url: string, obj: ContentRow, type: ContentType, name: string, value: unknown, links: ReadonlyMap<string, string>): unknown {
+  /**
+   * What a teaser shows of its target (plone.restapi's summary of a catalogue
+   * brain): the reader may view it (core/content/links.ts, linkTargets).
+   */
+  private teaserSummary ({ url, located }: LinkTarget): Record<string, unknown> {
+    const indexable = indexableOf(located)
+    const metadata = (name: string): unknown => this.types.indexes.get(name)?.value(indexable) ?? null
+    return { '@id': url, ...plonesSummary(located.obj, located.type), image_field: metadata('image_field'), image_scales: metadata('image_scales') }
+  }
+
+  private fieldValue (url: string, obj: ContentRow, type: ContentType, name: string, value: unknown, links: ReadonlyMap<string, LinkTarget>): unknown {
     const field = type.fields.get(name)
     if (value === undefined || value === null) {
       // A field's declared default (blocks: `{}`, their layout: `{items: []}`, which Volto reads without checking), else Plone's empty values.
@@ -100,7 +111,10 @@ export class Serializer {
     }
     if (field?.kind === 'image') return imageValue(value as ImageMeta, name, imageVersion(obj.uid, value as ImageMeta, obj.modified), `${url}/@@images/`)
     if (field?.kind === 'file') return { ...(value as object), download: `${url}/@@download/${name}` }
-    if (field?.kind === 'blocks' && links.size > 0) return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links))
+    // Every page of blocks, linking or not: a teaser whose target the reader may not view is served without it.
+    if (field?.kind === 'blocks') {
+      return mapBlocks(value as Record<string, unknown>, link => servedLink(link, links), (kept, mapped) => servedTeaser(kept, mapped, links, target => this.teaserSummary(target)))
+    }
     if (field?.kind === 'richtext' && links.size > 0) {
       const rich = value as { data: string }
       return { ...rich, data: mapHtmlLinks(rich.data, link => servedLink(link, links)) }
@@ -115,7 +129,7 @@ export class Serializer {
    * of the objects its blocks link by UID that the reader may view
    * (core/content/links.ts, `linkTargets`); without, links stay by UID.
    */
-  object (reader: Reader, located: Located, components?: Record<string, unknown>, links: ReadonlyMap<string, string> = NO_LINKS): Record<string, unknown> {
+  object (reader: Reader, located: Located, components?: Record<string, unknown>, links: ReadonlyMap<string, LinkTarget> = NO_LINKS): Record<string, unknown> {
     const { obj, type, lineage } = located
     const url = urlOf(reader.baseUrl, obj.path)
     const result: Record<string, unknown> = { '@id': url, '@type': obj.portal_type, UID: obj.uid }
