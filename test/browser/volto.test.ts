@@ -573,14 +573,20 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     // A talk, an Event, a News Item, a Link (every one published above) among the results.
     for (const title of ['Plone meets Fastify', 'Harbour tour', 'Harbour reopens']) await results.getByText(title, { exact: true }).first().waitFor()
     t.pass('the talk, the event and the news item are found')
+    // Each answer is awaited in the page (the results are replaced while the new search runs: a look at once may find none).
     await page.locator('.block.search label[for="Event"]').click()
     await results.getByText('Plone meets Fastify', { exact: true }).waitFor({ state: 'detached' })
-    t.ok(await results.getByText('Harbour tour', { exact: true }).first().isVisible(), 'the Event facet keeps the event')
+    await results.getByText('Harbour tour', { exact: true }).first().waitFor()
+    t.pass('the Event facet keeps the event')
     t.equal(await results.getByText('Harbour reopens', { exact: true }).count(), 0, 'and leaves out the news item')
     await page.locator('.block.search label[for="Event"]').click()
+    await results.getByText('Plone meets Fastify', { exact: true }).first().waitFor()
     await page.locator('.block.search input[type="text"]').fill('harbour')
     await page.locator('.block.search input[type="text"]').press('Enter')
     await results.getByText('Plone meets Fastify', { exact: true }).waitFor({ state: 'detached' })
-    for (const title of ['Harbour tour', 'Harbour reopens']) t.ok(await results.getByText(title, { exact: true }).first().isVisible(), `'harbour' finds ${title}`)
+    for (const title of ['Harbour tour', 'Harbour reopens']) {
+      await results.getByText(title, { exact: true }).first().waitFor()
+      t.pass(`'harbour' finds ${title}`)
+    }
   })
 })
