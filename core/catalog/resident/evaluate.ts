@@ -170,22 +170,20 @@ function anyOf (state: ResidentState, index: IndexDefinition, values: Scalar[]):
 
 /** The documents whose value of `index`, or any further occurrence of it (a recurring date), lies within the bounds. */
 function range (state: ResidentState, index: IndexDefinition, min?: Scalar, max?: Scalar): Bits | null {
-  const own = valueRange(state, index, min, max)
-  const further = index.occurrences === undefined ? undefined : state.column(index.occurrences.name)
-  if (own === null || further === undefined || further.empty === true || further.within === undefined) return own
-  const low = min === undefined ? undefined : heldValue(index, min)
-  const high = max === undefined ? undefined : heldValue(index, max)
-  if (Number.isNaN(low) || Number.isNaN(high)) return own
-  return own.or(further.within(state.live, low as number | undefined, high as number | undefined))
-}
-
-function valueRange (state: ResidentState, index: IndexDefinition, min?: Scalar, max?: Scalar): Bits | null {
   const held = state.column(index.name)
   if (held === undefined || (index.kind === 'field' && !state.sortsText)) return null
   const low = min === undefined ? undefined : heldValue(index, min)
   const high = max === undefined ? undefined : heldValue(index, max)
   // A bound that is not a number matches no number (as `value >= NaN` is false).
   if (Number.isNaN(low) || Number.isNaN(high)) return Bits.temporary(0)
+  const own = valueRange(state, index, held, low, high)
+  const further = index.occurrences === undefined ? undefined : state.column(index.occurrences.name)
+  if (further === undefined || further.empty === true || further.within === undefined) return own
+  return own.or(further.within(state.live, low as number | undefined, high as number | undefined))
+}
+
+/** The documents whose own value of `index` (held in `held`) lies within the bounds, read as the column holds them. */
+function valueRange (state: ResidentState, index: IndexDefinition, held: Column, low?: string | number | boolean, high?: string | number | boolean): Bits {
   const order = state.orders.get(index.name)
   const compareTo = held.compareTo
   if (order !== undefined && compareTo !== undefined) {
