@@ -76,7 +76,7 @@ export function sortableTitle (title: unknown): string {
 }
 
 /** `image_scales` as Plone keeps it: per image field, a list of its one image's serialization, addresses relative to the object. */
-function imageScales (o: IndexableObject): Record<string, unknown> | null {
+export function imageScales (o: Pick<IndexableObject, 'uid' | 'modified' | 'data' | 'imageFields'>): Record<string, unknown> | null {
   if (o.imageFields.length === 0) return null
   return Object.fromEntries(o.imageFields.map(field => {
     const meta = o.data[field] as ImageMeta

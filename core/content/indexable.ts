@@ -1,5 +1,6 @@
 import type { IndexableObject } from '../catalog/indexes.js'
 import { allowedRolesAndUsers } from '../security/permissions.js'
+import type { ContentType } from './registry.js'
 import type { Located } from './rows.js'
 
 /** What the indexes (catalogue and Solr) see of an object: its row, its type's facts, and who may view it. */
@@ -18,6 +19,11 @@ export function indexableOf ({ obj, lineage, type }: Located): IndexableObject {
     position: obj.position,
     data: obj.data,
     allowedRolesAndUsers: allowedRolesAndUsers(type, obj, lineage),
-    imageFields: [...type.fields].filter(([name, field]) => field.kind === 'image' && obj.data[name] !== undefined && obj.data[name] !== null).map(([name]) => name)
+    imageFields: imageFieldsOf(type, obj.data)
   }
+}
+
+/** The type's image fields that hold an image in `data`, in declaration order. */
+export function imageFieldsOf (type: ContentType, data: Record<string, unknown>): string[] {
+  return [...type.fields].filter(([name, field]) => field.kind === 'image' && data[name] !== undefined && data[name] !== null).map(([name]) => name)
 }

@@ -3,7 +3,8 @@ import { BadRequest } from '../errors.js'
 import { textOf } from '../query/zope.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { imageValue, imageVersion, type ImageMeta } from './image/scales.js'
-import { indexableOf } from './indexable.js'
+import { imageScales } from '../catalog/indexes.js'
+import { imageFieldsOf } from './indexable.js'
 import { mapBlocks, mapHtmlLinks, servedLink, servedTeaser, type LinkTarget } from './links.js'
 import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
@@ -96,10 +97,10 @@ export class Serializer {
    * What a teaser shows of its target (plone.restapi's summary of a catalogue
    * brain): the reader may view it (core/content/links.ts, linkTargets).
    */
-  private teaserSummary ({ url, located }: LinkTarget): Record<string, unknown> {
-    const indexable = indexableOf(located)
-    const metadata = (name: string): unknown => this.types.indexes.get(name)?.value(indexable) ?? null
-    return { '@id': url, ...plonesSummary(located.obj, located.type), image_field: metadata('image_field'), image_scales: metadata('image_scales') }
+  private teaserSummary ({ url, located: { obj, type } }: LinkTarget): Record<string, unknown> {
+    // The catalogue's image metadata (core/catalog/indexes.ts), from the row alone: who may view it was decided already.
+    const imageFields = imageFieldsOf(type, obj.data)
+    return { '@id': url, ...plonesSummary(obj, type), image_field: imageFields[0] ?? null, image_scales: imageScales({ uid: obj.uid, modified: obj.modified, data: obj.data, imageFields }) }
   }
 
   private fieldValue (url: string, obj: ContentRow, type: ContentType, name: string, value: unknown, links: ReadonlyMap<string, LinkTarget>): unknown {
