@@ -18,7 +18,7 @@ export class Cursor {
   }
 
   /** Moves past `length` bytes and answers where they start: a number read there makes no Buffer (a million tiny chunks make a million reads). */
-  private skip (length: number, what: string): number {
+  skip (length: number, what: string): number {
     if (length > this.remaining) refuse(this.format, `the data ends inside ${what}`)
     this.offset += length
     return this.offset - length

@@ -5,17 +5,27 @@ import { checkPixels, refuse } from './refusal.js'
 interface Chunk { fourcc: string, data: Buffer }
 interface Size { width: number, height: number }
 
-/** RIFF chunks up to the cursor's end: FourCC, little-endian size, data, a pad byte after an odd size. */
-async function readChunks (cursor: Cursor, pacer: Pacer): Promise<Chunk[]> {
+/** The chunks the checks read; the others (metadata, unknown ones) are walked and counted, not kept. */
+const READ_CHUNKS = new Set(['VP8 ', 'VP8L', 'VP8X', 'ANIM', 'ANMF'])
+
+/**
+ * RIFF chunks up to the cursor's end: FourCC, little-endian size, data, a pad
+ * byte after an odd size. Answers the first and those the checks read, and
+ * how many there are: a file of a million empty chunks keeps none of them.
+ */
+async function readChunks (cursor: Cursor, pacer: Pacer): Promise<{ chunks: Chunk[], count: number }> {
   const chunks: Chunk[] = []
+  let count = 0
   while (cursor.remaining > 0) {
-    await pacer.pace()
+    // Checked, not awaited, each chunk: a promise a chunk would be a million for a file of tiny chunks.
+    if (pacer.due()) await pacer.yield()
     const fourcc = cursor.latin1(4, 'a chunk header')
     const size = cursor.u32le('a chunk header')
-    chunks.push({ fourcc, data: cursor.take(size, `chunk ${JSON.stringify(fourcc)}`) })
-    if (size % 2 === 1) cursor.take(1, `chunk ${JSON.stringify(fourcc)}'s padding`)
+    const at = cursor.skip(size, `chunk ${JSON.stringify(fourcc)}`)
+    if (count++ === 0 || READ_CHUNKS.has(fourcc)) chunks.push({ fourcc, data: cursor.bytes.subarray(at, at + size) })
+    if (size % 2 === 1) cursor.skip(1, `chunk ${JSON.stringify(fourcc)}'s padding`)
   }
-  return chunks
+  return { chunks, count }
 }
 
 /** A lossy bitstream (RFC 6386): a key frame's tag, start code and size; its first partition within the chunk. */
@@ -60,14 +70,14 @@ async function checkExtended (header: Buffer, chunks: Chunk[], pacer: Pacer): Pr
   if (!chunks.some(c => c.fourcc === 'ANIM') || frames.length === 0) refuse('WebP', 'it is animated without ANIM and frames')
   if (chunks.some(c => c.fourcc === 'VP8 ' || c.fourcc === 'VP8L')) refuse('WebP', 'it is animated, with a bitstream outside its frames')
   for (const frame of frames) {
-    await pacer.pace()
+    if (pacer.due()) await pacer.yield()
     const cursor = new Cursor(frame.data, 'WebP')
     const x = 2 * cursor.u24le('a frame header')
     const y = 2 * cursor.u24le('a frame header')
     const size = { width: cursor.u24le('a frame header') + 1, height: cursor.u24le('a frame header') + 1 }
     cursor.take(4, 'a frame header') // duration and flags
     if (x + size.width > canvas.width || y + size.height > canvas.height) refuse('WebP', 'an animation frame lies outside the canvas')
-    if (!sameSize(bitstreamSize(await readChunks(cursor, pacer), 'an animation frame'), size)) refuse('WebP', 'an animation frame is not the size it declares')
+    if (!sameSize(bitstreamSize((await readChunks(cursor, pacer)).chunks, 'an animation frame'), size)) refuse('WebP', 'an animation frame is not the size it declares')
   }
   return canvas
 }
@@ -82,9 +92,9 @@ export async function checkWebp (bytes: Buffer, pacer: Pacer): Promise<Size> {
   const riffSize = cursor.u32le('the RIFF header')
   if (riffSize + 8 !== bytes.length) refuse('WebP', `its RIFF header declares ${riffSize + 8} bytes, but there are ${bytes.length}`)
   cursor.take(4, 'the RIFF header') // WEBP, which told the format
-  const [first, ...rest] = await readChunks(cursor, pacer)
+  const { chunks: [first, ...rest], count } = await readChunks(cursor, pacer)
   if (first === undefined) refuse('WebP', 'it holds no chunk')
   if (first.fourcc === 'VP8X') return await checkExtended(first.data, rest, pacer)
-  if (rest.length > 0) refuse('WebP', 'a simple WebP holds one chunk')
+  if (count > 1) refuse('WebP', 'a simple WebP holds one chunk')
   return bitstreamSize([first], 'the file')
 }
