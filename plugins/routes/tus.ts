@@ -181,6 +181,7 @@ export default fp(async fastify => {
     })
 
     scoped.patch('/@tus-upload/:upload', {
+      config: { bodyKind: 'bytes' },
       schema: { summary: 'Append bytes to the upload at its offset (Content-Type: application/offset+octet-stream); the last ones create or change the object, whose URL is answered in Location', tags: ['content'], security: [{ bearer: [] }], params: UploadParams, response: { 204: Type.Null(), ...errorResponses } },
       // Before any parser reads the body: bytes sent as JSON are 415 (TUS), not a JSON syntax error.
       onRequest: async request => {

@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import { build, talkBody } from '../helper.js'
+import { takesBytes } from './parameter-space.js'
 
 /**
  * Hostile input on every route the OpenAPI document lists, as an outside
@@ -27,7 +28,8 @@ const PARAMETERS: Record<string, string> = {
 const paths = Object.entries((await app.openapi() as { paths: Record<string, Record<string, unknown>> }).paths)
 const routes = paths.flatMap(([path, operations]) => Object.keys(operations).map(method => ({
   method: method.toUpperCase() as 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PATCH' | 'DELETE',
-  url: path.replace(/\{[^}]+\}/g, p => PARAMETERS[p] ?? p)
+  url: path.replace(/\{[^}]+\}/g, p => PARAMETERS[p] ?? p),
+  takesBytes: takesBytes(app, method.toUpperCase(), path)
 })))
 // Services are called on content too (`<path>/@workflow`): probe them on a talk as well.
 const routesOnContent = routes.filter(r => r.url.startsWith('/@')).map(r => ({ ...r, url: `${privatePath}${r.url}` }))
@@ -134,7 +136,7 @@ t.test('hostile JSON bodies on every route that takes a body: 400, naming the fi
         })
         // A body over its route's limit (plugins/app/bodies.ts: 64 KiB unless the route takes objects) is refused before it is read.
         // An upload's PATCH reads no JSON at all: any JSON is 415 before a byte of it is read.
-        const refusals = route.method === 'PATCH' && route.url.includes('/@tus-upload/') ? [415] : body.length > 64 * 1024 ? [400, 413] : [400]
+        const refusals = route.takesBytes ? [415] : body.length > 64 * 1024 ? [400, 413] : [400]
         if (!refusals.includes(res.statusCode) || !isContractError(res)) wrong.push(`${route.method} ${route.url} ${body.slice(0, 60)} → ${res.statusCode} ${res.body.slice(0, 120)}`)
       }
     }

@@ -34,6 +34,15 @@ export async function routesOf (app: TestApp['app'], values: (parameter: string,
   }))
 }
 
+/**
+ * Whether the documented route takes bytes, not JSON (its body kind, plugins/app/bodies.ts: an
+ * upload's PATCH), read from the routes as registered: any JSON sent to it is 415.
+ */
+export function takesBytes (app: TestApp['app'], method: string, template: string): boolean {
+  const url = template.replace('{*}', '*').replace(/\{([^}]+)\}/g, ':$1')
+  return app.bodyRoutes.some(route => route.kind === 'bytes' && route.method === method && route.url === url)
+}
+
 /** A query parameter, sent with `with` (what makes it mean something: a record's range) unless that is probed too. */
 export interface Parameter { name: string, with?: Record<string, string> }
 
