@@ -11,6 +11,9 @@
  * options) and keeps nothing; `GET /file/<uid>` streams a File's large object
  * in the service's slices of 256 KiB; `POST /upload` writes its body into a
  * new large object in the slices of the service's resumable uploads.
+ * `POST /page` stores a page of blocks as the least a content store must:
+ * its JSON and its words' full-text vector (the blocks' plain text, weighted
+ * as the catalogue's `searchable`), one row with a GIN index, one statement.
  *
  * Run as its own process by run.mjs, with DATABASE_URL and PORT set.
  */
@@ -73,6 +76,17 @@ fastify.post('/upload', async request => {
   }
   await pool.query('SELECT lo_unlink($1)', [oid])
   return { size: at }
+})
+
+// A page's JSON and its words, in one row of a table of the floor's own (made once, left to the bench's database).
+await pool.query('CREATE TABLE IF NOT EXISTS floor_pages (uid uuid PRIMARY KEY DEFAULT gen_random_uuid(), data jsonb NOT NULL, searchable tsvector NOT NULL)')
+await pool.query('CREATE INDEX IF NOT EXISTS floor_pages_searchable ON floor_pages USING gin (searchable)')
+fastify.post('/page', async (request, reply) => {
+  const page = request.body
+  const text = Object.values(page.blocks ?? {}).map(block => block.plaintext ?? '').join(' ')
+  const { rows: [row] } = await pool.query(`INSERT INTO floor_pages (data, searchable)
+    VALUES ($1, setweight(to_tsvector('simple', $2), 'A') || setweight(to_tsvector('simple', $3), 'B')) RETURNING uid`, [JSON.stringify(page), page.title, text])
+  return reply.code(201).send({ uid: row.uid, '@type': page['@type'] })
 })
 
 fastify.addHook('onClose', async () => { await pool.end() })

@@ -81,6 +81,16 @@ function createTalk (ctx, token) {
 }
 
 const expectType = type => body => body['@type'] === type ? null : `answered @type ${body['@type']}, not ${type}`
+/** POSTs of pages of blocks to `path`, a new page each (its text drawn for the job and its count, bench/pages.mjs). */
+function pagePosts (ctx, path, headers) {
+  let n = 0
+  return {
+    method: 'POST',
+    path,
+    headers: { ...JSON_HEADERS, ...headers },
+    setupRequest: request => ({ ...request, body: JSON.stringify(pageBody(1_000_000 * ctx.job + n, `page ${ctx.job}-${n++}`)) })
+  }
+}
 const CATALOGUE = { active: false }
 
 /** The whole mix of bench/traffic-mix.mjs from the crowd, searches answered by the catalogue. */
@@ -421,22 +431,19 @@ export const SCENARIOS = [
     })
   },
   {
+    id: 'floor-page-write',
+    title: `floor: the same pages of ${PAGE_BLOCKS} blocks stored as JSON with their words' full-text vector, one statement with pg`,
+    target: 'floor',
+    group: 'floor',
+    plan: ctx => ({ requests: [pagePosts(ctx, '/page', {})], check: expectType('Document') })
+  },
+  {
     id: 'create-page-blocks',
     title: `POST a page of ${PAGE_BLOCKS} blocks (a title and Slate paragraphs), new text each, no Solr`,
     group: 'write',
+    floor: 'floor-page-write',
     needs: ['pages'],
     settings: CATALOGUE,
-    plan: ctx => {
-      let n = 0
-      return {
-        requests: [{
-          method: 'POST',
-          path: ctx.pages,
-          headers: { ...JSON_HEADERS, ...auth(ctx.tokens.admin) },
-          setupRequest: request => ({ ...request, body: JSON.stringify(pageBody(1_000_000 * ctx.job + n, `page ${ctx.job}-${n++}`)) })
-        }],
-        check: expectType('Document')
-      }
-    }
+    plan: ctx => ({ requests: [pagePosts(ctx, ctx.pages, auth(ctx.tokens.admin))], check: expectType('Document') })
   }
 ]

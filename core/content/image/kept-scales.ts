@@ -2,6 +2,9 @@ import type { Queryable } from '../../db/db.js'
 import { OneAtATime } from '../../one-at-a-time.js'
 import { imageVersion, makeScale, type ImageMeta } from './scales.js'
 
+/** The read of a kept scale, the statement of every request for one: kept prepared. */
+const KEPT_READ = { prepared: true }
+
 /**
  * Scales of images, made on first request and kept in `image_scales`
  * (infra/migrations/016_image_scales.sql) for every process. A crowd asking
@@ -17,8 +20,9 @@ export class KeptScales {
   async scale (uid: string, field: string, scale: string, version: string, meta: ImageMeta): Promise<Buffer | null> {
     return await this.making.run(`${uid}/${field}/${scale}`, async () => {
       const { rows: [kept] } = await this.db.query<{ bytes: Uint8Array }>(
-        'SELECT bytes FROM image_scales WHERE uid = $1 AND field = $2 AND scale = $3 AND version = $4', [uid, field, scale, version])
-      if (kept !== undefined) return Buffer.from(kept.bytes)
+        'SELECT bytes FROM image_scales WHERE uid = $1 AND field = $2 AND scale = $3 AND version = $4', [uid, field, scale, version], KEPT_READ)
+      // pg's bytea is a Buffer already (the embedded database's a Uint8Array): not copied again.
+      if (kept !== undefined) return Buffer.isBuffer(kept.bytes) ? kept.bytes : Buffer.from(kept.bytes)
       // The original as it is now: if it is not this version's (changed since the request read the object), no scale of it is this version's.
       const { rows: [original] } = await this.db.query<{ bytes: Uint8Array, modified: Date, meta: ImageMeta | null }>(
         'SELECT b.bytes, c.modified, c.data -> $2 AS meta FROM blobs b JOIN content c USING (uid) WHERE b.uid = $1 AND b.field = $2', [uid, field])
