@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { randomInt } from 'node:crypto'
 import { MAX_INDEXED_OCCURRENCES } from '../../core/content/recurrence.js'
 import { build, type TestApp } from '../helper.js'
-import { buildWithSolr, pushToSolr, startSolr } from '../solr/search-helper.js'
+import { buildWithSolr, PUSHED, pushToSolr, startSolr } from '../solr/helper.js'
 
 /**
  * Date ranges find the later occurrences of recurring events (Plone's
@@ -139,7 +139,7 @@ t.test('a catalogue of an earlier version gets the occurrences of the events it 
 
 t.test('date ranges find later occurrences (Solr)', async t => {
   const solr = await startSolr(t)
-  const app = await buildWithSolr(t, solr.port)
+  const app = await buildWithSolr(t, solr, PUSHED)
   const admin = await app.tokenFor('admin')
   const events = plan(2)
   await createEvents(app, admin, events)

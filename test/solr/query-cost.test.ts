@@ -3,7 +3,7 @@ import { STALE_IN_SOLR } from '../../core/indexing/outbox.js'
 import { build, talkBody } from '../helper.js'
 import { waitFor } from '../queue/helper.js'
 import { recordingProxy, type Recorded } from './helper.js'
-import { patchSettings, startSolr } from './search-helper.js'
+import { patchSettings, startSolr } from './helper.js'
 
 /**
  * What the service sends Solr for a search, counted in front of the search

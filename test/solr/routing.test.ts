@@ -1,7 +1,7 @@
 import t from 'tap'
 import type tap from 'tap'
 import { talkBody } from '../helper.js'
-import { buildWithSolr, patchSettings, pushToSolr, slowProxy, startSolr } from './search-helper.js'
+import { buildWithSolr, patchSettings, PUSHED, pushToSolr, slowProxy, startSolr } from './helper.js'
 
 /**
  * Routing between Solr and the catalogue (docs/search.md): the active switch,
@@ -14,7 +14,7 @@ const BASE = 'http://localhost:80'
 
 t.test('routing', async t => {
   const solr = await startSolr(t)
-  const app = await buildWithSolr(t, solr.port, false)
+  const app = await buildWithSolr(t, solr, { ...PUSHED, SOLR_ACTIVE: undefined })
   const admin = await app.tokenFor('admin')
   for (const title of ['Fastify for Plone people', 'Plone keynote']) {
     const created = await app.call('POST', '/talks', talkBody({ title, description: 'A talk', effective: '2020-01-10T00:00:00Z' }), admin)
@@ -106,7 +106,7 @@ t.test('routing', async t => {
 
   await t.test('rule 4: a Solr slower than search_timeout → the catalogue answers in time', async t => {
     const slow = await slowProxy(t, solr.port, 1000)
-    const slowApp = await buildWithSolr(t, slow)
+    const slowApp = await buildWithSolr(t, { port: slow }, PUSHED)
     await patchSettings(slowApp, { search_timeout: 0.2 })
     let started = Date.now()
     let res = await slowApp.call('GET', '/@search?SearchableText=plone')

@@ -6,7 +6,7 @@ import { SolrQueryTranslator } from '../../core/solr/lucene.js'
 import { QueryParser } from '../../core/query/parse.js'
 import { runSelect } from '../../core/solr/search.js'
 import { talkBody } from '../helper.js'
-import { buildWithSolr, patchSettings, pushToSolr, slowProxy, startSolr } from './search-helper.js'
+import { buildWithSolr, patchSettings, PUSHED, pushToSolr, slowProxy, startSolr } from './helper.js'
 
 /**
  * `@search` answered by Solr (solr-dev on the generated configset, documents
@@ -27,7 +27,7 @@ const TALKS: Record<string, Record<string, unknown>> = {
 
 t.test('@search answered by Solr', async t => {
   const solr = await startSolr(t)
-  const app = await buildWithSolr(t, solr.port)
+  const app = await buildWithSolr(t, solr, PUSHED)
   const { call, tokenFor } = app
   const admin = await tokenFor('admin')
   const mia = await tokenFor('mia')
