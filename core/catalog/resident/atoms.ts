@@ -13,6 +13,11 @@ export interface AtomSpec {
   columns: readonly string[]
   /** The only documents that may pass, when a column knows them (a keyword value's documents): then only these are tested. */
   candidates?: () => readonly number[]
+  /**
+   * The value of a keyword column (a list, or one text) that every document passing `test` holds:
+   * a new document is tested only against the filters of the values it holds, not every kept one.
+   */
+  gate?: { column: string, value: string }
 }
 
 interface Atom { spec: AtomSpec, set: Bits }
@@ -24,11 +29,18 @@ interface Atom { spec: AtomSpec, set: Bits }
  * then reused by every query that has it — the caller's principals, a
  * subject, a state, a path — intersected with the others in microseconds.
  * Unlike Solr's, which a commit throws away, they stay exact under writes:
- * every changed document is tested again against every kept filter that
- * reads a column it changed (`changed`), a few hundred tests a write at most.
+ * a changed document is tested again against the kept filters that read a
+ * column it changed (`changed`, found by column), and a new one against the
+ * filters of the values it holds (`added`, found by their gates) and the
+ * ungated ones: a write tests a few filters, not every one kept.
  */
 export class Atoms {
   private readonly kept = new RecencyMap<string, Atom>()
+  /** The kept filters that have a gate, by its column and value; the others are `ungated`. */
+  private readonly gated = new Map<string, Map<string, Set<Atom>>>()
+  private readonly ungated = new Set<Atom>()
+  /** The kept filters by the columns they read. */
+  private readonly byColumn = new Map<string, Set<Atom>>()
   private bytes = 0
 
   constructor (private readonly budget: number) {}
@@ -46,10 +58,34 @@ export class Atoms {
     const atom = { spec, set }
     if (set.byteSize <= this.budget) {
       this.kept.set(spec.key, atom)
+      this.index(atom)
       this.bytes += set.byteSize
       this.evict()
     }
     return set
+  }
+
+  /**
+   * A new document, never numbered before (so in no filter yet), now live: the filters it passes
+   * take it. Of the gated filters only those of the values it holds in their columns (`valueOf`)
+   * test it: a write that creates tests a handful of the thousands of filters a site's listings
+   * leave (a path's each, a subject's each), not every one.
+   */
+  added (doc: number, valueOf: (column: string) => unknown): void {
+    const take = (atom: Atom): void => {
+      if (!atom.spec.test(doc)) return
+      const before = atom.set.byteSize
+      atom.set.add(doc)
+      this.bytes += atom.set.byteSize - before
+    }
+    for (const atom of this.ungated) take(atom)
+    for (const [column, byValue] of this.gated) {
+      const held = valueOf(column)
+      for (const value of Array.isArray(held) ? held : [held]) {
+        if (typeof value === 'string') for (const atom of byValue.get(value) ?? []) take(atom)
+      }
+    }
+    this.evict()
   }
 
   /**
@@ -58,18 +94,27 @@ export class Atoms {
    * every kept filter that reads one of these columns.
    */
   changed (doc: number, live: boolean, columns?: ReadonlySet<string>): void {
-    this.kept.forEach(atom => {
-      if (columns !== undefined && !atom.spec.columns.some(column => columns.has(column))) return
+    const retest = (atom: Atom): void => {
       const before = atom.set.byteSize
       if (live && atom.spec.test(doc)) atom.set.add(doc)
       else atom.set.delete(doc)
       this.bytes += atom.set.byteSize - before
-    })
+    }
+    if (columns === undefined) this.kept.forEach(retest)
+    else {
+      // The filters that read a changed column, each once.
+      const reading = new Set<Atom>()
+      for (const column of columns) for (const atom of this.byColumn.get(column) ?? []) reading.add(atom)
+      reading.forEach(retest)
+    }
     this.evict()
   }
 
   clear (): void {
     this.kept.clear()
+    this.gated.clear()
+    this.ungated.clear()
+    this.byColumn.clear()
     this.bytes = 0
   }
 
@@ -77,6 +122,46 @@ export class Atoms {
   get size (): number { return this.kept.size }
 
   private evict (): void {
-    while (this.bytes > this.budget && this.kept.size > 0) this.bytes -= this.kept.removeOldest()!.set.byteSize
+    while (this.bytes > this.budget && this.kept.size > 0) {
+      const atom = this.kept.removeOldest()!
+      this.unindex(atom)
+      this.bytes -= atom.set.byteSize
+    }
+  }
+
+  private index (atom: Atom): void {
+    for (const column of atom.spec.columns) {
+      let atoms = this.byColumn.get(column)
+      if (atoms === undefined) this.byColumn.set(column, atoms = new Set())
+      atoms.add(atom)
+    }
+    const { gate } = atom.spec
+    if (gate === undefined) {
+      this.ungated.add(atom)
+      return
+    }
+    let byValue = this.gated.get(gate.column)
+    if (byValue === undefined) this.gated.set(gate.column, byValue = new Map())
+    let atoms = byValue.get(gate.value)
+    if (atoms === undefined) byValue.set(gate.value, atoms = new Set())
+    atoms.add(atom)
+  }
+
+  private unindex (atom: Atom): void {
+    for (const column of atom.spec.columns) {
+      const atoms = this.byColumn.get(column)
+      atoms?.delete(atom)
+      if (atoms?.size === 0) this.byColumn.delete(column)
+    }
+    const { gate } = atom.spec
+    if (gate === undefined) {
+      this.ungated.delete(atom)
+      return
+    }
+    const byValue = this.gated.get(gate.column)
+    const atoms = byValue?.get(gate.value)
+    atoms?.delete(atom)
+    if (atoms?.size === 0) byValue!.delete(gate.value)
+    if (byValue?.size === 0) this.gated.delete(gate.column)
   }
 }

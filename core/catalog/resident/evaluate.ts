@@ -80,6 +80,7 @@ function keywordAtom (state: ResidentState, name: string, value: string): Bits {
   return state.atoms.get({
     key: `kw\u0000${name}\u0000${value}`,
     columns: [name],
+    gate: { column: name, value },
     test: doc => holds(held?.get(doc), value),
     ...docsWith !== undefined ? { candidates: () => docsWith.call(held, value) } : {}
   }, state.live)
@@ -102,6 +103,7 @@ function pathAtom (state: ResidentState, path: string, depth: number): Bits {
   return state.atoms.get({
     key: `path\u0000${path}\u0000${depth}`,
     columns: ['path_parents', 'path_depth'],
+    gate: { column: 'path_parents', value: path },
     ...docsWith !== undefined ? { candidates: () => docsWith.call(parents, path) } : {},
     test: doc => {
       if (!holds(parents?.get(doc), path)) return false

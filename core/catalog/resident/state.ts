@@ -124,7 +124,8 @@ export class ResidentState {
     this.live.add(doc)
     this.changedVersion(doc)
     for (const order of moved) order.insert(doc)
-    this.atoms.changed(doc, true, changed)
+    if (known === undefined) this.atoms.added(doc, name => this.columns.get(name)?.get(doc))
+    else this.atoms.changed(doc, true, changed)
     this.activity.changed(doc, true)
   }
 
