@@ -1,27 +1,23 @@
-// Over 350 lines: reading, writing and the optimistic-change loop of objects, still one class.
-// Its split by concern (reads, writes, batch writes) is asked for by issue 27 and left to it.
 import { randomUUID } from 'node:crypto'
 import type { Catalog } from '../catalog/catalog.js'
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { MAX_ITEMS, notification } from '../db/notifications.js'
-import type { IndexableObject } from '../catalog/indexes.js'
 import type { Db, Queryable } from '../db/db.js'
 import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
 import { OneAtATime } from '../one-at-a-time.js'
-import { dropBinaries, keepBinary, keepUploadedFile, readImage } from './blobs.js'
+import { dropBinaries, keepBinary, keepUploadedFile } from './blobs.js'
 import { endUpload } from './uploads.js'
 import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
-import { LIVE_LOCK_JOIN, splitLiveLock, type LiveLockColumns, type LockRow } from './locks.js'
 import { writeBatch } from './batch-write.js'
 import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
 import { POSITION, contentValues, creationEntry, newObject, renamed, type NewObject } from './new-object.js'
 import { takePositions } from './positions.js'
-import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type HistoryEntry, type Located, type Traversal } from './rows.js'
-import { pathParents } from './paths.js'
+import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type HistoryEntry, type Located } from './rows.js'
+import { ContentReads } from './reads.js'
 import { removeSubtree } from './subtree.js'
 import { Statement } from './statement.js'
 import type { CheckedWrite } from './validation.js'
@@ -31,7 +27,7 @@ type ObjectChange = (current: Located) => Promise<{ changes: Partial<Pick<Conten
 
 /** Imports whose ids cross another's: how often one that PostgreSQL ended as a deadlock starts over. */
 const MAX_DEADLOCK_ATTEMPTS = 5
-/** Traversal and the write of an object: a few texts that run on every request (core/db/queryable.ts). */
+/** The write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
 
 /** Whether a write failed because the object's id (or path) is taken in its folder. */
@@ -67,15 +63,15 @@ export interface Write {
 }
 
 /**
- * The content tree in PostgreSQL: traversal and every write, each in one
- * transaction together with its catalogue row, its index operations and
- * its image bytes, so that a failed write changes nothing. Permissions are
+ * The content tree in PostgreSQL: its reads (core/content/reads.ts) and every
+ * write, each in one transaction together with its catalogue row, its index
+ * operations and its image bytes, so that a failed write changes nothing
+ * (a bulk import's: core/content/batch-write.ts). Permissions are
  * core/security/permissions.ts, workflow transitions core/content/transitions.ts.
  */
-export class ContentStore {
+export class ContentStore extends ContentReads {
   private indexOperations: IndexOperations | null = null
   private readonly catalogListeners: Array<(columns?: readonly string[], uids?: readonly string[]) => void> = []
-  private kept: KeptObjects | null = null
   /**
    * The key of this process's catalogue notifications: its own writes are
    * applied by its listeners when they commit, so what it keeps need not be
@@ -88,7 +84,8 @@ export class ContentStore {
   /** The types that may hold objects: a delete locks the objects of these types inside what it deletes. */
   private readonly folderishTypes: string[]
 
-  constructor (private readonly db: Db, private readonly types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {
+  constructor (db: Db, types: ContentTypeRegistry, private readonly catalog: Catalog, private readonly outbox: Outbox) {
+    super(db, types)
     this.folderishTypes = [...types.types.values()].filter(type => type.folderish).map(type => type.name)
   }
 
@@ -156,95 +153,6 @@ export class ContentStore {
     if (changed.size > 0) for (const listener of this.catalogListeners) listener(undefined, changed.size <= MAX_ITEMS ? [...changed] : undefined)
     if (operations !== null && touched.length > 0) await operations.deliver([...new Set(touched)])
     return result
-  }
-
-  /**
-   * The indexable form of these objects as they are now (with their
-   * lineages read in one query); objects that no longer exist are absent.
-   */
-  async indexables (uids: string[], q: Queryable = this.db): Promise<Map<string, { type: ContentType, indexable: IndexableObject }>> {
-    const result = new Map<string, { type: ContentType, indexable: IndexableObject }>()
-    for (const [uid, located] of await this.locateMany(uids, q)) {
-      if (located.obj.path !== '/') result.set(uid, { type: located.type, indexable: indexableOf(located) })
-    }
-    return result
-  }
-
-  /** These objects with their ancestors (two queries, whatever their number); objects that no longer exist are absent. */
-  async locateMany (uids: string[], q: Queryable = this.db): Promise<Map<string, Located>> {
-    const { rows } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE uid = ANY($1::uuid[])`, [uids], PREPARED)
-    const paths = [...new Set(rows.flatMap(r => pathParents(r.path)))]
-    const { rows: ancestors } = await q.query<ContentRow>(`SELECT ${COLUMNS} FROM content WHERE path = ANY($1)`, [paths], PREPARED)
-    const byPath = new Map(ancestors.map(r => [r.path, r]))
-    const result = new Map<string, Located>()
-    for (const obj of rows) {
-      const lineage = pathParents(obj.path).map(p => byPath.get(p)).filter((r): r is ContentRow => r !== undefined)
-      result.set(obj.uid, { obj, lineage, type: this.typeOf(obj) })
-    }
-    return result
-  }
-
-  typeOf (obj: ContentRow): ContentType {
-    const type = this.types.get(obj.portal_type)
-    if (type === undefined) throw new Error(`Object ${obj.path} has the unknown type '${obj.portal_type}'`)
-    return type
-  }
-
-  /** The object at `path` with its ancestors; when it does not exist, the nearest existing ancestor's lineage. */
-  async locate (path: string, q: Queryable = this.db): Promise<Traversal<Located>> {
-    return this.traversalOf(path, await this.lineageRows(path, q))
-  }
-
-  private async lineageRows (path: string, q: Queryable): Promise<Array<{ row: ContentRow, lock: LockRow | null }>> {
-    const { rows } = await q.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
-      WHERE path = ANY($1) ORDER BY length(path)`, [pathParents(path)], PREPARED)
-    return rows.map(splitLiveLock)
-  }
-
-  /**
-   * `locate` for a request that only shows what it finds (GET, HEAD): the
-   * object as kept since the last write, when it is (`keepReads`); else, when
-   * its parent is kept, the object's row alone below it.
-   */
-  async locateForReading (path: string): Promise<Traversal<Located>> {
-    if (this.kept === null) return await this.locate(path)
-    return await this.kept.read(path, {
-      whole: async parentPath => {
-        const read = await this.lineageRows(path, this.db)
-        return { traversal: this.traversalOf(path, read), parent: this.traversalOf(parentPath, read) }
-      },
-      below: async parent => await this.locateBelow(path, parent)
-    })
-  }
-
-  /**
-   * The object at `path` read alone, below its parent as located before (a
-   * statement of one row where `locate` reads the whole lineage); null when
-   * the row found is not that parent's child (the parent was replaced meanwhile).
-   */
-  private async locateBelow (path: string, parent: Located): Promise<Traversal<Located> | null> {
-    const { rows } = await this.db.query<ContentRow & LiveLockColumns>(`SELECT ${COLUMNS}, live_lock.* FROM content ${LIVE_LOCK_JOIN}
-      WHERE path = $1`, [path], PREPARED)
-    if (rows.length === 0) return { found: null, nearest: parent.lineage }
-    const { row: obj, lock } = splitLiveLock(rows[0])
-    if (obj.parent_uid !== parent.obj.uid) return null
-    const lineage = [...parent.lineage, obj]
-    return { found: { obj, lineage, type: this.typeOf(obj), lock }, nearest: lineage }
-  }
-
-  /** The lineage of `path` from the rows read of it and its ancestors (a gap in the chain means a missing ancestor). */
-  private traversalOf (path: string, read: Array<{ row: ContentRow, lock: LockRow | null }>): Traversal<Located> {
-    const lineage: ContentRow[] = []
-    let lock: LockRow | null = null
-    for (const expected of pathParents(path)) {
-      const found = read.find(r => r.row.path === expected)
-      if (found === undefined) break
-      lineage.push(found.row)
-      lock = found.lock
-    }
-    const obj = lineage[lineage.length - 1]
-    if (obj === undefined || obj.path !== path) return { found: null, nearest: lineage }
-    return { found: { obj, lineage, type: this.typeOf(obj), lock }, nearest: lineage }
   }
 
   /**
@@ -420,9 +328,5 @@ export class ContentStore {
     await this.write(async ({ tx, unindex }) => {
       await unindex(await removeSubtree(tx, located.obj, this.folderishTypes))
     })
-  }
-
-  async image (uid: string, field: string): Promise<Buffer | null> {
-    return await readImage(this.db, uid, field)
   }
 }
