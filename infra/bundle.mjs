@@ -3,7 +3,7 @@
  *
  * Why: Node's ESM loader resolves, stats and opens every module file, and the
  * service loads about 1 400 of them at start (TypeBox alone is 680 files and
- * took 0.6 s to import); that was most of the start-up (docs/performance.md,
+ * took 0.6 s to import); that was most of the start-up (docs/performance-history.md,
  * "Start-up"). Every compiled file stays an entry point at its own path, with
  * the code they share split into dist/chunks/, so that @fastify/autoload, the
  * content-type folders, `node dist/app/worker.js` and `node dist/app/cli.js`

@@ -54,7 +54,7 @@ const FILE_SLICE_BYTES = 256 * 1024
  * sends its slices, read server-side with lo_get, as raw bytes: no statement
  * a slice, and no string of hex digits twice a slice's length for the
  * collector (as a SELECT of a bytea would give), which grew the process by
- * 50–112 MB over a 500 MB download (docs/performance.md, "The 500 MB file").
+ * 50–112 MB over a 500 MB download (docs/performance-history.md, "The 500 MB file").
  * The embedded database reads a slice a statement, as does a download that
  * finds the connections COPY may hold all streaming (Db.copyOut).
  */

@@ -23,7 +23,7 @@ export interface RichTextValue {
  * allows: `details` (2,000 characters) may come as 32,000 characters of HTML,
  * room for a link every few words, and no more. Parsing is what costs:
  * sanitize-html reads 32,000 characters of the densest markup within the
- * nesting limit in about 20 ms on the reference machine (docs/performance.md).
+ * nesting limit in about 20 ms on the reference machine (docs/performance-history.md).
  */
 const MARKUP_PER_CHARACTER = 16
 /** The markup of a rich text whose field sets no text limit. */

@@ -9,7 +9,7 @@ import { migrationsDir } from '../config/paths.js'
  * two processes starting together do not race: the second waits for the lock,
  * then finds every file recorded and applies none. One transaction rather than
  * one per file: an empty database takes all eleven at first start, and each
- * commit was a WAL flush and two round trips more (docs/performance.md,
+ * commit was a WAL flush and two round trips more (docs/performance-history.md,
  * "Start-up"). A file that fails rolls back every file of that start.
  */
 export async function migrate (db: Db, dir = migrationsDir): Promise<string[]> {

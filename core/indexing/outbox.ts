@@ -78,7 +78,7 @@ export class Outbox {
    * operation from the whole outbox instead depends on the planner: with
    * statistics taken while the outbox was empty (it is empty most of the time)
    * PostgreSQL scanned the primary key for each object, and a claim of 1 000
-   * from 20 000 waiting took 8.6 s (docs/performance.md, "The queue's drain").
+   * from 20 000 waiting took 8.6 s (docs/performance-history.md, "The queue's drain").
    */
   async claimNext (tx: Queryable, limit: number): Promise<Claimed[]> {
     const { rows } = await tx.query<Claimed>(

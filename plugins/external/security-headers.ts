@@ -34,7 +34,7 @@ import fp from 'fastify-plugin'
  * Helmet itself, not @fastify/helmet: the plugin builds helmet's middleware
  * anew on every request (its options parsed, the CSP directives joined) and
  * adds a second hook for per-route options and CSP nonces this API has no
- * use for: 2 % of a read's CPU (docs/performance.md). The headers never vary,
+ * use for: 2 % of a read's CPU (docs/performance-history.md). The headers never vary,
  * so the middleware is built once and only sets them.
  */
 export default fp(async fastify => {

@@ -10,7 +10,7 @@ type BuildSerializer = ReturnType<typeof SerializerSelector>
  * Fastify's own compilers (Ajv for request schemas, fast-json-stringify for
  * response schemas), compiling each schema when it is first used instead of
  * at start. Compiling every route's schemas took about a third of a start
- * (docs/performance.md, "Start-up"), most of it for schemas a process may
+ * (docs/performance-history.md, "Start-up"), most of it for schemas a process may
  * never use, or not soon: one serializer per error status of every route, a
  * HEAD twin of every GET route. The first request that needs a schema pays for
  * it (a few milliseconds); memory holds only the compiled functions in use.

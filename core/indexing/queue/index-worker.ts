@@ -8,7 +8,7 @@ import { workerConnection } from './redis.js'
 
 /**
  * Objects per Solr update request, as the reindex and the raw ingest floor
- * post them (docs/performance.md): half as many requests, claims and
+ * post them (docs/performance-history.md): half as many requests, claims and
  * transactions as with 500, for a batch that still holds its locks for
  * about one Solr request only.
  */
