@@ -51,7 +51,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     // Not node_modules: excluded modules vanish as dependencies too, and the rules must see Fastify.
     // A type's volto/ folder is a Volto add-on (a frontend package of its own, built by Volto), not service code.
-    exclude: { path: ['^(dist|test|bench|infra)/', '^content-types/[^/]+/volto/'] },
+    exclude: { path: ['^(dist|test|bench|infra|volto)/', '^content-types/[^/]+/volto/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.build.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'], conditionNames: ['import', 'require', 'node', 'default'] }

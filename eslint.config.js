@@ -4,7 +4,7 @@ import neostandard from 'neostandard'
 export default [
   ...neostandard({
     ts: true,
-    ignores: ['dist/**', 'var/**', 'infra/solr-dev/**', 'bench/results/**', 'test/.tmp-*/**', 'test/browser/volto-app/build/**']
+    ignores: ['dist/**', 'var/**', 'infra/solr-dev/**', 'bench/results/**', 'test/.tmp-*/**', 'volto/build/**']
   }),
   {
     rules: {

@@ -17,15 +17,15 @@ import { ADMIN_PASSWORD, JWT_SECRET, freshDatabase } from '../helper.js'
  * with a listing of talks and a teaser, a news item with a lead image, a weekly event, a link and a
  * collection, upload two files at once and download one, publish everything, open the Solr control
  * panel, log out; then, as anonymous, see the images served as scales, the listing, the collection
- * and the event's dates. Volto runs as its operators run it (run-volto.mjs):
- * the production build (prepare-volto.mjs, run by `npm test`'s pretest) behind its own proxy, which
+ * and the event's dates. Volto runs as its operators run it (volto/run.mjs):
+ * the production build (volto/prepare.mjs, run by `npm test`'s pretest) behind its own proxy, which
  * forwards `/++api++` to the service with Zope's virtual hosting path; server-side rendering calls
  * the service directly. A screenshot of every step is kept in test/browser/screenshots/.
  */
 // Twenty-six steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
 t.setTimeout(600000)
 
-const voltoApp = join(projectRoot, 'test', 'browser', 'volto-app')
+const voltoApp = join(projectRoot, 'volto')
 const screenshots = join(projectRoot, 'test', 'browser', 'screenshots')
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 /** Width of the images the editor uploads: wider than every scale Volto may ask for (huge is 1600). */
@@ -77,7 +77,7 @@ async function answers (url: string): Promise<boolean> {
 
 t.test('Volto 18 edits the talks in Chromium', async t => {
   t.ok(existsSync(chromiumPath), `Chromium at ${chromiumPath} (Debian's package "chromium"; .ci/run installs it)`)
-  t.ok(existsSync(join(voltoApp, 'build', 'server.js')), 'Volto is built (node test/browser/prepare-volto.mjs, run by npm test)')
+  t.ok(existsSync(join(voltoApp, 'build', 'server.js')), 'Volto is built (node volto/prepare.mjs, run by npm test)')
   await rm(screenshots, { recursive: true, force: true })
   await mkdir(screenshots, { recursive: true })
 
@@ -106,7 +106,7 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   const voltoPort = await freePort()
   const volto = `http://127.0.0.1:${voltoPort}`
   // As `npm run volto` runs it: Volto's proxy forwards the browser's /++api++ calls to the service.
-  await launch('Volto', [join(projectRoot, 'test', 'browser', 'run-volto.mjs')], {
+  await launch('Volto', [join(projectRoot, 'volto', 'run.mjs')], {
     cwd: projectRoot,
     env: { SERVICE_URL: service, VOLTO_PORT: String(voltoPort) }
   }, async () => await answers(`${volto}/ok`))

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the built Volto 18 project (test/browser/volto-app, built by prepare-volto.mjs) in
+// Runs the built Volto 18 project (volto/, built by prepare.mjs) in
 // front of the service, as Volto's operators run it: the browser talks to Volto only, whose
 // proxy forwards `/++api++/…` to the service (with Zope's virtual hosting path, so that the
 // service's @ids name Volto's address); server-side rendering calls the service directly.
@@ -12,10 +12,10 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
-const voltoApp = join(dirname(fileURLToPath(import.meta.url)), 'volto-app')
+const voltoApp = dirname(fileURLToPath(import.meta.url))
 const server = join(voltoApp, 'build', 'server.js')
 if (!existsSync(server)) {
-  console.error('Volto is not built: run node test/browser/prepare-volto.mjs')
+  console.error('Volto is not built: run node volto/prepare.mjs')
   process.exit(1)
 }
 

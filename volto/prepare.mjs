@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Installs and builds the Volto 18 project of the browser suite (test/browser/volto-app),
+// Installs and builds the Volto 18 project in front of the service (volto/, `npm run volto`; the
+// browser suite drives it),
 // each only when its inputs changed since the last time: `npm ci` when its package.json,
 // lock file or .npmrc changed, a production build when anything it compiles changed
 // (the project, its catalogues, the lock file, the talk view add-on in content-types/talk/volto).
@@ -12,16 +13,16 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const root = join(here, '..', '..')
-export const voltoApp = join(here, 'volto-app')
+const root = join(here, '..')
+export const voltoApp = here
 const addon = join(root, 'content-types', 'talk', 'volto')
 
 /** What the build writes among its inputs: the merged catalogues (locales/<lang>.json). */
-const generated = /volto-app\/locales\/[^/]+\.json$/
+const generated = (path) => dirname(path) === join(voltoApp, 'locales') && path.endsWith('.json')
 
 /** Every file under `dir` (sorted, without node_modules, build/ and generated files), for hashing. */
 function filesUnder (dir) {
-  if (!existsSync(dir) || generated.test(dir)) return []
+  if (!existsSync(dir) || generated(dir)) return []
   if (statSync(dir).isFile()) return [dir]
   return readdirSync(dir).sort()
     .filter(name => name !== 'node_modules' && name !== 'build')
@@ -50,17 +51,17 @@ const installInputs = ['package.json', 'package-lock.json', '.npmrc'].map(name =
 const installHash = hashOf(installInputs)
 const installStamp = join(voltoApp, 'node_modules', '.talks-install-hash')
 if (stale(installStamp, installHash)) {
-  console.log('volto-app: npm ci (Volto 18 from the npm registry) …')
+  console.log('volto: npm ci (Volto 18 from the npm registry) …')
   const seconds = run('npm', ['ci', '--no-audit', '--no-fund'])
   writeFileSync(installStamp, installHash)
-  console.log(`volto-app: installed in ${seconds} s`)
+  console.log(`volto: installed in ${seconds} s`)
 }
 
 const buildHash = hashOf([...installInputs, ...['razzle.config.js', 'babel.config.js', 'src', 'public', 'locales'].map(name => join(voltoApp, name)), addon])
 const buildStamp = join(voltoApp, 'build', '.talks-inputs-hash')
 if (stale(buildStamp, buildHash) || !existsSync(join(voltoApp, 'build', 'server.js'))) {
-  console.log('volto-app: production build …')
+  console.log('volto: production build …')
   const seconds = run(join(voltoApp, 'node_modules', '.bin', 'razzle'), ['build', '--noninteractive'])
   writeFileSync(buildStamp, buildHash)
-  console.log(`volto-app: built in ${seconds} s`)
+  console.log(`volto: built in ${seconds} s`)
 }
