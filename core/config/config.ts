@@ -44,6 +44,10 @@ export const ConfigSchema = Type.Object({
   // Caches of a web process (docs/architecture.md, "What a process keeps"), in bytes as core/heap-size.ts counts them: two to five times what they hold.
   KEPT_OBJECTS_BYTES: Type.Integer({ default: 128 * 1024 * 1024, minimum: 0, description: 'Bytes of objects kept for GET and HEAD (a talk some 6 kB as counted: about 20,000 talks)' }),
   KEPT_ROWS_BYTES: Type.Integer({ default: 64 * 1024 * 1024, minimum: 0, description: 'Bytes of catalogue rows kept for the pages of listings and searches (a talk\'s row some 1.5 kB as counted: about 40,000 rows)' }),
+  // Operators' metrics (docs/operations.md, "Metrics"): never on the service's own port, never public unless asked.
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the Prometheus metrics endpoint (GET /metrics), a listener of its own; unset = no metrics; 0 = any free port' })),
+  METRICS_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the metrics endpoint listens on (loopback unless an operator opens it)' }),
+  METRICS_TOKEN: Type.String({ default: '', description: 'When set, GET /metrics must send Authorization: Bearer <token>' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for the asynchronous index queue' }),
   INDEX_WORKER: Type.Union([Type.Literal('inline'), Type.Literal('external')], { default: 'external' }),
   // Declarative Solr settings (docs/search.md, "Search settings"). Unset means "not declared": the

@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { sameSecret } from '../security/same-secret.js'
 import type { Db } from '../db/db.js'
 import { notification } from '../db/notifications.js'
 import { Conflict } from '../errors.js'
@@ -40,12 +41,6 @@ export function splitLiveLock<Row extends { uid: string }> (joined: Row & LiveLo
   const { lock_token: token, lock_creator: creator, lock_created: created, lock_timeout: timeout, lock_stealable: stealable, ...row } = joined
   const lock = token === null ? null : { uid: joined.uid, token, creator: creator!, created: created!, timeout: timeout!, stealable: stealable! }
   return { row: row as unknown as Row, lock }
-}
-
-const sameToken = (a: string, b: string): boolean => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 /**
@@ -121,7 +116,7 @@ export class Locks {
    */
   async assertWritable (uid: string, token: string | undefined, known?: LockRow | null): Promise<void> {
     const lock = known !== undefined ? known : await this.live(uid)
-    if (lock !== null && (token === undefined || !sameToken(lock.token, token))) {
+    if (lock !== null && (token === undefined || !sameSecret(lock.token, token))) {
       throw Conflict(`The object is locked for editing by '${lock.creator}'; send its Lock-Token, or wait until it is unlocked.`)
     }
   }

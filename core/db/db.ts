@@ -39,6 +39,8 @@ export interface Db extends Queryable {
    * other requests need (the caller reads otherwise).
    */
   readonly copyOut?: (sql: string) => Readable | null
+  /** The pool's connections now (PostgreSQL's; the embedded database has no pool): for the metrics. */
+  readonly connections?: () => { total: number, idle: number, waiting: number }
   close(): Promise<void>
 }
 
@@ -212,6 +214,7 @@ export function createPostgres (connectionString: string, log: Logger, applicati
       return out
     },
     faults: () => faults.report(),
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     notifications,
     async close () {
       await notifications.close()
