@@ -60,6 +60,19 @@ export default fp(async fastify => {
       this.set({ state: 'waiting' }, connections.waiting)
     }
   })
+  /**
+   * A backend's figures, read for a scrape: when the backend fails, the gauge is left out of this
+   * scrape rather than kept at its last values (the process's own metrics still answer, when they
+   * matter most) and the failure is logged.
+   */
+  const fromBackend = async <T>(gauge: Gauge, what: string, read: () => Promise<T>, set: (value: T) => void): Promise<void> => {
+    try {
+      set(await read())
+    } catch (err) {
+      gauge.reset()
+      fastify.log.warn({ err }, `metrics: ${what} could not be read`)
+    }
+  }
   // The outbox is read once per scrape for both of its gauges.
   let outboxRead: ReturnType<typeof outbox.status> | null = null
   const outboxStatus = async (): Promise<Awaited<ReturnType<typeof outbox.status>>> => await (outboxRead ??= outbox.status().finally(() => { outboxRead = null }))
@@ -70,9 +83,10 @@ export default fp(async fastify => {
     labelNames: ['state'] as const,
     registers: [registry],
     async collect () {
-      const status = await outboxStatus()
-      this.set({ state: 'pending' }, status.pending)
-      this.set({ state: 'refused' }, status.refused)
+      await fromBackend(this, 'the outbox', outboxStatus, status => {
+        this.set({ state: 'pending' }, status.pending)
+        this.set({ state: 'refused' }, status.refused)
+      })
     }
   })
   // eslint-disable-next-line no-new -- as above
@@ -81,9 +95,24 @@ export default fp(async fastify => {
     help: 'Age of the oldest index operation waiting for Solr (0 when none waits)',
     registers: [registry],
     async collect () {
-      this.set((await outboxStatus()).oldest_pending_seconds ?? 0)
+      await fromBackend(this, 'the outbox', outboxStatus, status => { this.set(status.oldest_pending_seconds ?? 0) })
     }
   })
+  const { indexing } = fastify
+  if (indexing !== null) {
+    // eslint-disable-next-line no-new -- as above
+    new Gauge({
+      name: 'index_queue_jobs',
+      help: 'Jobs of the asynchronous index queue (BullMQ, in Redis), by state: waiting, active, delayed, failed',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      async collect () {
+        await fromBackend(this, 'the index queue', async () => await indexing.queue.counts(), counts => {
+          for (const [state, count] of Object.entries(counts)) this.set({ state }, count)
+        })
+      }
+    })
+  }
 
   server = createServer((incoming, outgoing) => {
     const answer = (status: number, type: string, body: string): void => {
@@ -98,7 +127,6 @@ export default fp(async fastify => {
       return
     }
     registry.metrics().then(text => { answer(200, registry.contentType, text) }, (err: unknown) => {
-      // A backend that fails (the outbox's query) costs the scrape, never the process.
       fastify.log.warn({ err }, 'metrics could not be collected')
       answer(503, 'text/plain', 'The metrics could not be collected now.\n')
     })
@@ -112,4 +140,4 @@ export default fp(async fastify => {
     listening.closeAllConnections()
     await new Promise(resolve => listening.close(resolve))
   })
-}, { name: 'metrics', dependencies: ['db', 'content'] })
+}, { name: 'metrics', dependencies: ['db', 'content', 'index-queue'] })

@@ -1,5 +1,7 @@
 import t from 'tap'
 import { build, talkBody } from '../helper.js'
+import { asyncEnv, startRedis } from '../queue/helper.js'
+import { startSolr } from '../solr/helper.js'
 
 /**
  * Prometheus metrics (docs/operations.md, "Metrics"): off unless METRICS_PORT
@@ -56,4 +58,19 @@ t.test('behind METRICS_TOKEN when set', async t => {
   t.equal((await scrape(address, { authorization: 'Bearer wrong-token!' })).status, 401, 'another token')
   t.equal((await scrape(address, { authorization: 'bearer s3cret-token' })).status, 401, 'another spelling of the scheme')
   t.equal((await scrape(address, { authorization: 'Bearer s3cret-token' })).status, 200, 'the token')
+})
+
+t.test('the index queue\'s jobs; with Redis down the scrape still answers, without them', async t => {
+  const solr = await startSolr(t)
+  const redis = await startRedis(t)
+  const { app } = await build(t, { env: { ...asyncEnv(solr, redis), INDEX_WORKER: 'external', METRICS_PORT: '0' } })
+  const address = app.metricsAddress()!
+  const up = await scrape(address)
+  t.equal(up.status, 200)
+  t.same(samples(up.text, 'index_queue_jobs').map(line => /state="(\w+)"/.exec(line)?.[1]).sort(), ['active', 'delayed', 'failed', 'waiting'], 'the queue by state')
+  await redis.stop()
+  const down = await scrape(address)
+  t.equal(down.status, 200, 'answered with Redis down')
+  t.same(samples(down.text, 'index_queue_jobs'), [], 'the queue left out of this scrape')
+  t.ok(samples(down.text, 'process_cpu_seconds_total').length > 0 && samples(down.text, 'pg_pool_connections').length > 0, 'the process and the pool still there')
 })
