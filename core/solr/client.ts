@@ -89,10 +89,19 @@ function solrMessage (err: unknown): SolrUnavailable {
  * current settings, with a deadline on every call (index_timeout for writes,
  * search_timeout for reads; 0 = none) and errors that carry Solr's message.
  */
+/** Told of every call to Solr when it ends: its kind, how long it took (seconds) and whether it failed. */
+export type SolrCallObserver = (kind: 'index' | 'search', seconds: number, failed: boolean) => void
+
 export class Solr {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 })
+  private readonly observers: SolrCallObserver[] = []
 
   constructor (private readonly settings: () => SolrSettings) {}
+
+  /** Adds an observer of every call (the metrics). */
+  observe (observer: SolrCallObserver): void {
+    this.observers.push(observer)
+  }
 
   /** A client for one call: cheap (a plain object), and the only way to give each call its own deadline. */
   private client (timeoutSeconds: number): RawClient {
@@ -107,10 +116,16 @@ export class Solr {
 
   private async call<T> (kind: 'index' | 'search', fn: (client: RawClient) => Promise<unknown>): Promise<T> {
     const s = this.settings()
+    const started = performance.now()
+    let failed = false
     try {
       return await fn(this.client(kind === 'index' ? s.index_timeout : s.search_timeout)) as T
     } catch (err) {
+      failed = true
       throw solrMessage(err)
+    } finally {
+      const seconds = (performance.now() - started) / 1000
+      for (const observer of this.observers) observer(kind, seconds, failed)
     }
   }
 

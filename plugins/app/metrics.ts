@@ -45,6 +45,15 @@ export default fp(async fastify => {
     requests.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
   })
 
+  const solrCalls = new Histogram({
+    name: 'solr_request_duration_seconds',
+    help: 'Time of the calls to Solr, by kind (search: selects, pings, the schema; index: adds, deletes, commits) and outcome (ok, failed: an error, a refusal or the deadline)',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry]
+  })
+  fastify.solr.client.observe((kind, seconds, failed) => { solrCalls.observe({ kind, outcome: failed ? 'failed' : 'ok' }, seconds) })
+
   const { db, outbox } = fastify
   // eslint-disable-next-line no-new -- a metric registers itself; its collect reads the pool at each scrape.
   new Gauge({
@@ -140,4 +149,4 @@ export default fp(async fastify => {
     listening.closeAllConnections()
     await new Promise(resolve => listening.close(resolve))
   })
-}, { name: 'metrics', dependencies: ['db', 'content', 'index-queue'] })
+}, { name: 'metrics', dependencies: ['db', 'content', 'solr', 'index-queue'] })

@@ -60,7 +60,7 @@ t.test('behind METRICS_TOKEN when set', async t => {
   t.equal((await scrape(address, { authorization: 'Bearer s3cret-token' })).status, 200, 'the token')
 })
 
-t.test('the index queue\'s jobs; with Redis down the scrape still answers, without them', async t => {
+t.test('Solr\'s calls and the index queue\'s jobs; with Redis down the scrape still answers, without them', async t => {
   const solr = await startSolr(t)
   const redis = await startRedis(t)
   const { app } = await build(t, { env: { ...asyncEnv(solr, redis), INDEX_WORKER: 'external', METRICS_PORT: '0' } })
@@ -68,6 +68,8 @@ t.test('the index queue\'s jobs; with Redis down the scrape still answers, witho
   const up = await scrape(address)
   t.equal(up.status, 200)
   t.same(samples(up.text, 'index_queue_jobs').map(line => /state="(\w+)"/.exec(line)?.[1]).sort(), ['active', 'delayed', 'failed', 'waiting'], 'the queue by state')
+  // At start the service read the live core's fields: a search call that succeeded.
+  t.match(samples(up.text, 'solr_request_duration_seconds_count').join('\n'), /kind="search",outcome="ok"\} [1-9]/, 'Solr\'s calls timed')
   await redis.stop()
   const down = await scrape(address)
   t.equal(down.status, 200, 'answered with Redis down')
