@@ -22,6 +22,20 @@ export interface AtomSpec {
 
 interface Atom { spec: AtomSpec, set: Bits }
 
+/** Adds a filter to the set of `key`, made when it is the first. */
+function addTo (sets: Map<string, Set<Atom>>, key: string, atom: Atom): void {
+  let atoms = sets.get(key)
+  if (atoms === undefined) sets.set(key, atoms = new Set())
+  atoms.add(atom)
+}
+
+/** Takes a filter out of the set of `key`, dropped when it is the last. */
+function removeFrom (sets: Map<string, Set<Atom>>, key: string, atom: Atom): void {
+  const atoms = sets.get(key)
+  atoms?.delete(atom)
+  if (atoms?.size === 0) sets.delete(key)
+}
+
 /**
  * The filters of recent queries, each a set of documents, kept within a
  * budget in bytes, the least recently used going first. A filter is read
@@ -72,12 +86,7 @@ export class Atoms {
    * leave (a path's each, a subject's each), not every one.
    */
   added (doc: number, valueOf: (column: string) => unknown): void {
-    const take = (atom: Atom): void => {
-      if (!atom.spec.test(doc)) return
-      const before = atom.set.byteSize
-      atom.set.add(doc)
-      this.bytes += atom.set.byteSize - before
-    }
+    const take = (atom: Atom): void => { if (atom.spec.test(doc)) this.place(atom, doc, true) }
     for (const atom of this.ungated) take(atom)
     for (const [column, byValue] of this.gated) {
       const held = valueOf(column)
@@ -91,15 +100,10 @@ export class Atoms {
   /**
    * A document changed (or is gone, `live` false): every kept filter tests it
    * again, or (`columns`: what changed in a document that was and stays live)
-   * every kept filter that reads one of these columns.
+   * the kept filters that read one of these columns, found by column.
    */
   changed (doc: number, live: boolean, columns?: ReadonlySet<string>): void {
-    const retest = (atom: Atom): void => {
-      const before = atom.set.byteSize
-      if (live && atom.spec.test(doc)) atom.set.add(doc)
-      else atom.set.delete(doc)
-      this.bytes += atom.set.byteSize - before
-    }
+    const retest = (atom: Atom): void => { this.place(atom, doc, live && atom.spec.test(doc)) }
     if (columns === undefined) this.kept.forEach(retest)
     else {
       // The filters that read a changed column, each once.
@@ -121,6 +125,14 @@ export class Atoms {
   get byteSize (): number { return this.bytes }
   get size (): number { return this.kept.size }
 
+  /** Puts `doc` in the filter's set or takes it out, counting what the set's bytes changed. */
+  private place (atom: Atom, doc: number, member: boolean): void {
+    const before = atom.set.byteSize
+    if (member) atom.set.add(doc)
+    else atom.set.delete(doc)
+    this.bytes += atom.set.byteSize - before
+  }
+
   private evict (): void {
     while (this.bytes > this.budget && this.kept.size > 0) {
       const atom = this.kept.removeOldest()!
@@ -130,38 +142,25 @@ export class Atoms {
   }
 
   private index (atom: Atom): void {
-    for (const column of atom.spec.columns) {
-      let atoms = this.byColumn.get(column)
-      if (atoms === undefined) this.byColumn.set(column, atoms = new Set())
-      atoms.add(atom)
-    }
+    for (const column of atom.spec.columns) addTo(this.byColumn, column, atom)
     const { gate } = atom.spec
-    if (gate === undefined) {
-      this.ungated.add(atom)
-      return
+    if (gate === undefined) this.ungated.add(atom)
+    else {
+      let byValue = this.gated.get(gate.column)
+      if (byValue === undefined) this.gated.set(gate.column, byValue = new Map())
+      addTo(byValue, gate.value, atom)
     }
-    let byValue = this.gated.get(gate.column)
-    if (byValue === undefined) this.gated.set(gate.column, byValue = new Map())
-    let atoms = byValue.get(gate.value)
-    if (atoms === undefined) byValue.set(gate.value, atoms = new Set())
-    atoms.add(atom)
   }
 
   private unindex (atom: Atom): void {
-    for (const column of atom.spec.columns) {
-      const atoms = this.byColumn.get(column)
-      atoms?.delete(atom)
-      if (atoms?.size === 0) this.byColumn.delete(column)
-    }
+    for (const column of atom.spec.columns) removeFrom(this.byColumn, column, atom)
     const { gate } = atom.spec
-    if (gate === undefined) {
-      this.ungated.delete(atom)
-      return
+    if (gate === undefined) this.ungated.delete(atom)
+    else {
+      const byValue = this.gated.get(gate.column)
+      if (byValue === undefined) return
+      removeFrom(byValue, gate.value, atom)
+      if (byValue.size === 0) this.gated.delete(gate.column)
     }
-    const byValue = this.gated.get(gate.column)
-    const atoms = byValue?.get(gate.value)
-    atoms?.delete(atom)
-    if (atoms?.size === 0) byValue!.delete(gate.value)
-    if (byValue?.size === 0) this.gated.delete(gate.column)
   }
 }
