@@ -13,6 +13,13 @@ export const ENTRY_BYTES = 96
 /** What a read found: its value, until when it holds (ms; Infinity when only a write can end it), and whether it may be kept beyond the callers waiting for it. */
 export interface Found<T> { value: T, until?: number, keep?: boolean }
 
+/**
+ * What a cache tells the metrics (plugins/app/metrics.ts): its entries and the bytes they hold
+ * (when this process holds and counts them), and its look-ups since start, those that found a
+ * value kept and those that did not.
+ */
+export interface CacheFigures { entries?: number, bytes?: number, hits: number, misses: number }
+
 /** A read under way: the callers that ask for the same key meanwhile wait for it. */
 type Reading<T> = Promise<Required<Found<T>>>
 
@@ -39,6 +46,8 @@ export class Kept<T> {
   /** The keys of the values that carry each tag. */
   private readonly tagged = new Map<string, Set<string>>()
   private used = 0
+  private hits = 0
+  private misses = 0
 
   /**
    * `budget`: bytes; `size`: the bytes a value holds (its key, the entry and
@@ -52,7 +61,11 @@ export class Kept<T> {
   /** The value of `key` unless none is kept or it ended at `now` (ms). */
   get (key: string, now = 0): T | undefined {
     const kept = this.entries.use(key)
-    if (kept === undefined || now >= kept.until) return undefined
+    if (kept === undefined || now >= kept.until) {
+      this.misses++
+      return undefined
+    }
+    this.hits++
     return kept.value
   }
 
@@ -106,6 +119,11 @@ export class Kept<T> {
   /** The bytes kept, as `set` counted them (at most the budget). */
   get bytes (): number {
     return this.used
+  }
+
+  /** Its entries, bytes and look-ups, for the metrics. */
+  figures (): CacheFigures {
+    return { entries: this.entries.size, bytes: this.used, hits: this.hits, misses: this.misses }
   }
 
   /** A write: nothing kept holds, and no read under way may be joined or kept. */

@@ -1,7 +1,7 @@
 import { othersOnly, type Notifications } from '../db/notifications.js'
 import type { Queryable } from '../db/db.js'
 import { heapBytes } from '../heap-size.js'
-import { Kept } from '../kept.js'
+import { type CacheFigures, Kept } from '../kept.js'
 import { type CatalogRow, KeptRows } from './kept-rows.js'
 
 /** What a query's matches add up to: `items_total`, and the facets asked for. */
@@ -143,6 +143,11 @@ export class KeptResults {
    */
   async rows (uids: readonly string[], read: (uids: string[]) => Promise<Map<string, CatalogRow>>): Promise<Map<string, CatalogRow>> {
     return await this.keptRows.rows(uids, this.notifications.listening, read)
+  }
+
+  /** What each of its caches holds and how often it answered, for the metrics, by the name they are known by there. */
+  figures (): Record<string, CacheFigures> {
+    return { catalog_totals: this.totalsKept.figures(), catalog_pages: this.pagesKept.figures(), catalog_rows: this.keptRows.figures() }
   }
 
   /** Kept, or computed once for every caller asking the same meanwhile (core/kept.ts); nothing is kept or shared while notifications are not heard. */

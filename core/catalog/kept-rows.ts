@@ -1,6 +1,6 @@
 import type { Access } from '../query/model.js'
 import { heapBytes } from '../heap-size.js'
-import { Kept } from '../kept.js'
+import { type CacheFigures, Kept } from '../kept.js'
 import { column } from './catalog.js'
 import { microseconds } from './resident/columns.js'
 
@@ -123,4 +123,7 @@ export class KeptRows {
 
   /** The bytes kept. */
   get bytes (): number { return this.kept.bytes }
+
+  /** Its entries, bytes and look-ups (a row each), for the metrics. */
+  figures (): CacheFigures { return this.kept.figures() }
 }

@@ -1,7 +1,7 @@
 import { CATALOG_CHANGED } from '../catalog/kept-results.js'
 import { othersOnly, type Notifications } from '../db/notifications.js'
 import { heapBytes } from '../heap-size.js'
-import { Kept } from '../kept.js'
+import { type CacheFigures, Kept } from '../kept.js'
 import { LOCKS_CHANGED } from './locks.js'
 import { pathParents } from './paths.js'
 import type { Located, Traversal } from './rows.js'
@@ -69,6 +69,9 @@ export class KeptObjects {
     if (uids === undefined) this.entries.clear()
     else this.entries.clearTagged(uids)
   }
+
+  /** Its entries, bytes and look-ups, for the metrics. */
+  figures (): CacheFigures { return this.entries.figures() }
 
   /**
    * What traversal finds at `path`: kept, or read once for every caller

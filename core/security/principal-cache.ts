@@ -1,4 +1,5 @@
 import type { Notifications } from '../db/notifications.js'
+import type { CacheFigures } from '../kept.js'
 import { RecencyMap } from '../recency.js'
 import type { Principal } from './roles.js'
 import type { TokenClaims } from './token-form.js'
@@ -37,6 +38,8 @@ export class PrincipalCache {
   private readonly tokensOfSession = new Map<string, Set<string>>()
   private readonly tokensOfUser = new Map<string, Set<string>>()
   private drops = 0
+  private hits = 0
+  private misses = 0
 
   constructor (private readonly notifications: Notifications) {
     notifications.onChange(USER_CHANGED, userId => { if (userId === null) this.clear(); else this.dropUser(userId) })
@@ -50,12 +53,18 @@ export class PrincipalCache {
   get (token: string, now = Date.now()): KnownSession | undefined {
     if (!this.notifications.listening) return undefined
     const entry = this.byToken.use(token)
-    if (entry === undefined) return undefined
-    if (now >= entry.claims.exp * 1000) {
-      this.forget(token)
+    if (entry === undefined || now >= entry.claims.exp * 1000) {
+      if (entry !== undefined) this.forget(token)
+      this.misses++
       return undefined
     }
+    this.hits++
     return entry
+  }
+
+  /** Its entries and look-ups, for the metrics (its bound is in entries: MAX_ENTRIES). */
+  figures (): CacheFigures {
+    return { entries: this.byToken.size, hits: this.hits, misses: this.misses }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from '../db/db.js'
+import type { CacheFigures } from '../kept.js'
 import { TooManyRequests, Unauthorized, type ApiError } from '../errors.js'
 import { dummyHash, verifyPassword } from './passwords.js'
 import type { Principal } from './roles.js'
@@ -41,6 +42,8 @@ export interface LoggedIn { subject: TokenSubject, deviceCookie: DeviceCookie }
 export class Sessions {
   private readonly failures: FailureCounts
   private readonly principals: PrincipalCache
+  /** Logins since start, by outcome (throttled: refused before the password was checked), for the metrics. */
+  readonly logins = { succeeded: 0, failed: 0, throttled: 0 }
 
   constructor (private readonly db: Db, private readonly limits: ThrottleLimits, private readonly devices: DeviceCookies) {
     this.failures = new FailureCounts(db, limits.windowSeconds * 1000)
@@ -75,10 +78,17 @@ export class Sessions {
       : [{ key: user !== undefined ? `user:${user.id}` : `unknown:${createHash('sha256').update(loginKey).digest('base64url')}`, limit: this.limits.perUser },
           { key: `address:${address}`, limit: this.limits.perAddress }]
     const reservation = await this.failures.reserve(budgets, now)
-    if ('retryAfter' in reservation) throw TooManyRequests(reservation.retryAfter)
+    if ('retryAfter' in reservation) {
+      this.logins.throttled++
+      throw TooManyRequests(reservation.retryAfter)
+    }
     const ok = await verifyPassword(password, user?.password_hash ?? await dummyHash())
     // A failure keeps its reservation: it was counted before the check.
-    if (user === undefined || !ok) throw Unauthorized('Wrong login and/or password.')
+    if (user === undefined || !ok) {
+      this.logins.failed++
+      throw Unauthorized('Wrong login and/or password.')
+    }
+    this.logins.succeeded++
     await this.failures.refund(reservation)
     return { subject: { id: user.id, fullname: user.fullname, token_key: user.token_key }, deviceCookie: this.devices.issue(user, now) }
   }
@@ -111,6 +121,11 @@ export class Sessions {
    */
   known (token: string): KnownSession | undefined {
     return this.principals.get(token)
+  }
+
+  /** The cache of verified tokens' principals: its entries and look-ups, for the metrics. */
+  principalFigures (): CacheFigures {
+    return this.principals.figures()
   }
 
   /** A user changed or went: the principals of its tokens are read anew (core/security/users.ts notifies other processes). */

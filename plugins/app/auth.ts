@@ -45,6 +45,7 @@ export default fp(async fastify => {
   const sessions = new Sessions(fastify.db, { perUser: LOGIN_MAX_FAILURES, perAddress: LOGIN_MAX_FAILURES_PER_IP, windowSeconds: LOGIN_THROTTLE_WINDOW },
     new DeviceCookies(secret, LOGIN_DEVICE_COOKIE_TTL))
   fastify.decorate('sessions', sessions)
+  fastify.caches.set('principals', () => sessions.principalFigures())
   const users = new Users(fastify.db)
   users.onChange(id => { sessions.userChanged(id) })
   fastify.decorate('users', users)
@@ -102,7 +103,7 @@ export default fp(async fastify => {
     request.principal = await sessions.principal(token, claims)
     request.token = claims
   })
-}, { name: 'auth', dependencies: ['db', 'http'] })
+}, { name: 'auth', dependencies: ['db', 'http', 'caches'] })
 
 function countHeader (rawHeaders: string[], name: string): number {
   let count = 0

@@ -48,6 +48,8 @@ export default fp(async fastify => {
   content.onCatalogChange((columns, uids) => { results.changed(columns, uids) })
   const kept = new KeptObjects(fastify.db.notifications, fastify.config.KEPT_OBJECTS_BYTES, content.writerId)
   content.keepReads(kept)
+  fastify.caches.set('objects', () => kept.figures())
+  for (const name of Object.keys(results.figures())) fastify.caches.set(name, () => results.figures()[name])
   const catalogSearch = new CatalogSearch(types, results)
   if (fastify.config.RESIDENT_CATALOG) {
     const resident = new ResidentCatalog(fastify.db, () => types.indexes.values(), fastify.db.notifications,
@@ -56,6 +58,8 @@ export default fp(async fastify => {
     content.onCatalogChange(() => { resident.changed() })
     fastify.db.notifications.onChange(CATALOG_CHANGED, othersOnly(content.writerId, () => { resident.changed() }))
     catalogSearch.useResident(resident)
+    // Its look-ups are queries: answered here (hits) or left to PostgreSQL (misses).
+    fastify.caches.set('resident_catalog', () => ({ entries: resident.documents, bytes: resident.byteSize, hits: resident.counts.answered, misses: resident.counts.declined }))
     resident.start()
     fastify.addHook('onClose', async () => { await resident.close() })
   }
@@ -73,4 +77,4 @@ export default fp(async fastify => {
   statistics.start()
   fastify.addHook('onClose', async () => { statistics.close() })
   fastify.log.debug({ types: [...types.types.keys()] }, 'content types loaded')
-}, { name: 'content', dependencies: ['db'] })
+}, { name: 'content', dependencies: ['db', 'caches'] })

@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import fp from 'fastify-plugin'
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import { sameSecret } from '../../core/security/same-secret.js'
+import { Counter, Gauge, Histogram } from 'prom-client'
+import type { CacheFigures } from '../../core/kept.js'
+import { closeMetrics, DURATION_BUCKETS, listenMetrics, processMetrics } from '../../core/metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,17 +12,15 @@ declare module 'fastify' {
   }
 }
 
-/** Buckets of the request durations (seconds): a kept answer's milliseconds to a slow search's seconds. */
-const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-
 /**
  * Prometheus metrics (prom-client), on a listener of their own (METRICS_PORT,
  * on METRICS_HOST: loopback unless an operator opens it; METRICS_TOKEN asks
  * for a bearer token), never on the service's port: docs/operations.md,
- * "Metrics". Each process has its own registry, which Prometheus scrapes
- * per process. Label sets are bounded: a request's route is its registered
- * pattern (`/*`, `/@search`), never its URL, and a request no route matched
- * is `unmatched`.
+ * "Metrics". What every process measures is core/metrics.ts's; a web process
+ * adds its requests, its caches (`fastify.caches`) and its logins. Label sets
+ * are bounded: a request's route is its registered pattern (`/*`,
+ * `/@search`), never its URL, and a request no route matched is `unmatched`;
+ * a cache is one of the few the plugins name.
  */
 export default fp(async fastify => {
   const { METRICS_PORT: port, METRICS_HOST: host, METRICS_TOKEN: token } = fastify.config
@@ -29,9 +28,7 @@ export default fp(async fastify => {
   fastify.decorate('metricsAddress', () => server?.address() as AddressInfo | null ?? null)
   if (port === undefined) return
 
-  const registry = new Registry()
-  // The process's own: CPU, memory, the heap by space, the collector's pauses, the event loop's delay.
-  collectDefaultMetrics({ register: registry })
+  const registry = processMetrics({ db: fastify.db, outbox: fastify.outbox, solr: fastify.solr.client, queue: fastify.indexing?.queue, log: fastify.log })
 
   const requests = new Histogram({
     name: 'http_request_duration_seconds',
@@ -45,108 +42,59 @@ export default fp(async fastify => {
     requests.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
   })
 
-  const solrCalls = new Histogram({
-    name: 'solr_request_duration_seconds',
-    help: 'Time of the calls to Solr, by kind (search: selects, pings, the schema; index: adds, deletes, commits) and outcome (ok, failed: an error, a refusal or the deadline)',
-    labelNames: ['kind', 'outcome'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry]
-  })
-  fastify.solr.client.observe((kind, seconds, failed) => { solrCalls.observe({ kind, outcome: failed ? 'failed' : 'ok' }, seconds) })
-
-  const { db, outbox } = fastify
-  // eslint-disable-next-line no-new -- a metric registers itself; its collect reads the pool at each scrape.
+  const { caches, sessions } = fastify
+  /** Each cache's figures: a few counters each, read by each of the three metrics below. */
+  const cacheFigures = (): Array<[string, CacheFigures]> => [...caches].map(([cache, figures]) => [cache, figures()])
+  // eslint-disable-next-line no-new -- a metric registers itself; its collect reads the caches at each scrape.
   new Gauge({
-    name: 'pg_pool_connections',
-    help: 'PostgreSQL connections of this process\'s pool, by state (in_use, idle), and requests waiting for one (waiting)',
-    labelNames: ['state'] as const,
+    name: 'cache_entries',
+    help: 'Entries each cache of this process holds (cache: objects, catalog_pages, catalog_totals, catalog_rows, resident_catalog, principals)',
+    labelNames: ['cache'] as const,
     registers: [registry],
     collect () {
-      const connections = db.connections?.()
-      if (connections === undefined) return
-      this.set({ state: 'in_use' }, connections.total - connections.idle)
-      this.set({ state: 'idle' }, connections.idle)
-      this.set({ state: 'waiting' }, connections.waiting)
-    }
-  })
-  /**
-   * A backend's figures, read for a scrape: when the backend fails, the gauge is left out of this
-   * scrape rather than kept at its last values (the process's own metrics still answer, when they
-   * matter most) and the failure is logged.
-   */
-  const fromBackend = async <T>(gauge: Gauge, what: string, read: () => Promise<T>, set: (value: T) => void): Promise<void> => {
-    try {
-      set(await read())
-    } catch (err) {
-      gauge.reset()
-      fastify.log.warn({ err }, `metrics: ${what} could not be read`)
-    }
-  }
-  // The outbox is read once per scrape for both of its gauges.
-  let outboxRead: ReturnType<typeof outbox.status> | null = null
-  const outboxStatus = async (): Promise<Awaited<ReturnType<typeof outbox.status>>> => await (outboxRead ??= outbox.status().finally(() => { outboxRead = null }))
-  // eslint-disable-next-line no-new -- as above
-  new Gauge({
-    name: 'index_outbox_objects',
-    help: 'Objects whose index operations wait in the outbox for Solr, by state (pending; refused: Solr refused them, an operator retries)',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    async collect () {
-      await fromBackend(this, 'the outbox', outboxStatus, status => {
-        this.set({ state: 'pending' }, status.pending)
-        this.set({ state: 'refused' }, status.refused)
-      })
+      this.reset()
+      for (const [cache, { entries }] of cacheFigures()) if (entries !== undefined) this.set({ cache }, entries)
     }
   })
   // eslint-disable-next-line no-new -- as above
   new Gauge({
-    name: 'index_outbox_oldest_pending_seconds',
-    help: 'Age of the oldest index operation waiting for Solr (0 when none waits)',
+    name: 'cache_bytes',
+    help: 'Memory each cache of this process holds, as it counts it against its budget (KEPT_OBJECTS_BYTES, KEPT_ROWS_BYTES, …)',
+    labelNames: ['cache'] as const,
     registers: [registry],
-    async collect () {
-      await fromBackend(this, 'the outbox', outboxStatus, status => { this.set(status.oldest_pending_seconds ?? 0) })
+    collect () {
+      this.reset()
+      for (const [cache, { bytes }] of cacheFigures()) if (bytes !== undefined) this.set({ cache }, bytes)
     }
   })
-  const { indexing } = fastify
-  if (indexing !== null) {
-    // eslint-disable-next-line no-new -- as above
-    new Gauge({
-      name: 'index_queue_jobs',
-      help: 'Jobs of the asynchronous index queue (BullMQ, in Redis), by state: waiting, active, delayed, failed',
-      labelNames: ['state'] as const,
-      registers: [registry],
-      async collect () {
-        await fromBackend(this, 'the index queue', async () => await indexing.queue.counts(), counts => {
-          for (const [state, count] of Object.entries(counts)) this.set({ state }, count)
-        })
+  // eslint-disable-next-line no-new -- as above
+  new Counter({
+    name: 'cache_lookups_total',
+    help: 'Look-ups of each cache of this process since start, by result: hit (answered from it) or miss (read from PostgreSQL, or made, for image_scales)',
+    labelNames: ['cache', 'result'] as const,
+    registers: [registry],
+    collect () {
+      // The caches count for themselves (a look-up costs an increment, not a metric's label lookup); the counter is set to their counts.
+      this.reset()
+      for (const [cache, { hits, misses }] of cacheFigures()) {
+        this.inc({ cache, result: 'hit' }, hits)
+        this.inc({ cache, result: 'miss' }, misses)
       }
-    })
-  }
+    }
+  })
+  // eslint-disable-next-line no-new -- as above
+  new Counter({
+    name: 'login_attempts_total',
+    help: 'Logins since start by outcome: succeeded, failed (wrong login or password), throttled (refused with 429 before the password was checked)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    collect () {
+      this.reset()
+      for (const [outcome, count] of Object.entries(sessions.logins)) this.inc({ outcome }, count)
+    }
+  })
 
-  server = createServer((incoming, outgoing) => {
-    const answer = (status: number, type: string, body: string): void => {
-      outgoing.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(body)
-    }
-    if (incoming.method !== 'GET' || new URL(incoming.url ?? '/', 'http://metrics').pathname !== '/metrics') {
-      answer(404, 'text/plain', 'Not found: the metrics are at GET /metrics.\n')
-      return
-    }
-    if (token !== '' && !sameSecret(incoming.headers.authorization ?? '', `Bearer ${token}`)) {
-      answer(401, 'text/plain', 'Unauthorized: GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.\n')
-      return
-    }
-    registry.metrics().then(text => { answer(200, registry.contentType, text) }, (err: unknown) => {
-      fastify.log.warn({ err }, 'metrics could not be collected')
-      answer(503, 'text/plain', 'The metrics could not be collected now.\n')
-    })
-  })
-  const listening = server
-  await new Promise<void>((resolve, reject) => {
-    listening.once('error', reject)
-    listening.listen(port, host, () => { listening.off('error', reject); resolve() })
-  })
-  fastify.addHook('onClose', async () => {
-    listening.closeAllConnections()
-    await new Promise(resolve => listening.close(resolve))
-  })
-}, { name: 'metrics', dependencies: ['db', 'content', 'solr', 'index-queue'] })
+  const listening = await listenMetrics(registry, { port, host, token }, fastify.log)
+  server = listening
+  fastify.addHook('onClose', async () => { await closeMetrics(listening) })
+}, { name: 'metrics', dependencies: ['db', 'content', 'solr', 'index-queue', 'auth', 'caches'] })

@@ -210,6 +210,7 @@ export default fp(async fastify => {
   })
 
   const scales = new KeptScales(fastify.db)
+  fastify.caches.set('image_scales', () => scales.figures())
   /** What a versioned name may be kept for by any cache: the name changes whenever the image does. */
   const FOR_EVER = 'public, max-age=31536000, immutable'
 

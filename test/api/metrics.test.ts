@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, talkBody } from '../helper.js'
+import { ADMIN_PASSWORD, build, talkBody } from '../helper.js'
 import { asyncEnv, startRedis } from '../queue/helper.js'
 import { startSolr } from '../solr/helper.js'
 
@@ -75,4 +75,35 @@ t.test('Solr\'s calls and the index queue\'s jobs; with Redis down the scrape st
   t.equal(down.status, 200, 'answered with Redis down')
   t.same(samples(down.text, 'index_queue_jobs'), [], 'the queue left out of this scrape')
   t.ok(samples(down.text, 'process_cpu_seconds_total').length > 0 && samples(down.text, 'pg_pool_connections').length > 0, 'the process and the pool still there')
+})
+
+t.test('each cache\'s entries, bytes and look-ups; logins by outcome', async t => {
+  const { app, call, tokenFor } = await build(t, { env: { METRICS_PORT: '0', LOGIN_MAX_FAILURES: '2' } })
+  const address = app.metricsAddress()!
+  /** A sample's value, NaN when the series is absent. */
+  const value = (text: string, series: string): number => Number(text.split('\n').find(line => line.startsWith(`${series} `))?.split(' ')[1])
+  const admin = await tokenFor('admin')
+  const before = (await scrape(address)).text
+  const path = new URL((await call('POST', '/talks', talkBody({ title: 'Kept' }), admin)).json()['@id']).pathname
+  for (let i = 0; i < 3; i++) t.equal((await call('GET', path, undefined, admin)).statusCode, 200)
+  for (let i = 0; i < 2; i++) await call('GET', '/@search?portal_type=talk&sort_on=sortable_title')
+  const login = async (password: string): Promise<number> => (await app.inject({
+    method: 'POST', url: '/@login', headers: { 'content-type': 'application/json' }, payload: { login: 'admin', password }
+  })).statusCode
+  t.equal(await login(ADMIN_PASSWORD), 200)
+  t.same([await login('wrong'), await login('wrong'), await login('wrong')], [401, 401, 429])
+  const after = (await scrape(address)).text
+
+  for (const cache of ['objects', 'catalog_pages', 'catalog_totals', 'catalog_rows', 'resident_catalog', 'principals', 'image_scales']) {
+    // An absent series reads NaN, which is not >= 0.
+    t.ok(value(after, `cache_lookups_total{cache="${cache}",result="hit"}`) >= 0 && value(after, `cache_lookups_total{cache="${cache}",result="miss"}`) >= 0, `${cache}'s look-ups`)
+  }
+  const lookups = (text: string, result: string): number => value(text, `cache_lookups_total{cache="objects",result="${result}"}`)
+  t.ok(lookups(after, 'hit') - lookups(before, 'hit') >= 2, 'the talk read again was found kept')
+  t.ok(lookups(after, 'miss') > lookups(before, 'miss'), 'its first read was not')
+  t.ok(value(after, 'cache_entries{cache="objects"}') >= 1 && value(after, 'cache_bytes{cache="objects"}') > 0, 'the objects kept, and their bytes')
+  t.ok(value(after, 'cache_entries{cache="principals"}') >= 1, 'the admin\'s token kept')
+  t.ok(Number.isNaN(value(after, 'cache_bytes{cache="principals"}')), 'no bytes where a cache does not count them')
+  const logins = (text: string, outcome: string): number => value(text, `login_attempts_total{outcome="${outcome}"}`) || 0
+  t.same(['succeeded', 'failed', 'throttled'].map(outcome => logins(after, outcome) - logins(before, outcome)), [1, 2, 1], 'one login, two failures, one throttled')
 })

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/db.js'
+import type { CacheFigures } from '../../kept.js'
 import { OneAtATime } from '../../one-at-a-time.js'
 import { imageVersion, makeScale, type ImageMeta } from './scales.js'
 
@@ -13,8 +14,13 @@ const KEPT_READ = { prepared: true }
  */
 export class KeptScales {
   private readonly making = new OneAtATime()
+  /** Scales found kept (hits) and made (misses) by this process's requests, for the metrics; the entries are a table every process shares. */
+  private readonly counts = { hits: 0, misses: 0 }
 
   constructor (private readonly db: Queryable) {}
+
+  /** Its look-ups, for the metrics. */
+  figures (): CacheFigures { return { ...this.counts } }
 
   /** The bytes of a scale of an image field at this version; null when the object has no such image at this version (deleted or changed meanwhile). */
   async scale (uid: string, field: string, scale: string, version: string, meta: ImageMeta): Promise<Buffer | null> {
@@ -22,7 +28,11 @@ export class KeptScales {
       const { rows: [kept] } = await this.db.query<{ bytes: Uint8Array }>(
         'SELECT bytes FROM image_scales WHERE uid = $1 AND field = $2 AND scale = $3 AND version = $4', [uid, field, scale, version], KEPT_READ)
       // pg's bytea is a Buffer already (the embedded database's a Uint8Array): not copied again.
-      if (kept !== undefined) return Buffer.isBuffer(kept.bytes) ? kept.bytes : Buffer.from(kept.bytes)
+      if (kept !== undefined) {
+        this.counts.hits++
+        return Buffer.isBuffer(kept.bytes) ? kept.bytes : Buffer.from(kept.bytes)
+      }
+      this.counts.misses++
       // The original as it is now: if it is not this version's (changed since the request read the object), no scale of it is this version's.
       const { rows: [original] } = await this.db.query<{ bytes: Uint8Array, modified: Date, meta: ImageMeta | null }>(
         'SELECT b.bytes, c.modified, c.data -> $2 AS meta FROM blobs b JOIN content c USING (uid) WHERE b.uid = $1 AND b.field = $2', [uid, field])
