@@ -45,6 +45,7 @@ export class ResidentFeed {
 
   /** Reads every row, in batches by uid, yielding between them; then what changed while it read. */
   async load (db: Queryable, yieldBetween: () => Promise<void>): Promise<void> {
+    await adoptForeignTransactions(db)
     this.mark = await this.snapshotMark(db)
     this.applied.clear()
     let after = '00000000-0000-0000-0000-000000000000'
@@ -90,6 +91,23 @@ export class ResidentFeed {
     for (const xid of this.applied) if (BigInt(xid) < mark) this.applied.delete(xid)
     return rows.length - 1
   }
+}
+
+/**
+ * A database restored from a dump of another PostgreSQL server holds rows and
+ * tombstones written by that server's transactions: ids this server may not
+ * have reached yet (a newer server's counter starts low). A refresh would take
+ * such an id for a transaction it has seen, and leave out this server's own
+ * transaction when the counter reaches it: a write missed by every process,
+ * for good. No transaction this server committed has an id at or above its
+ * snapshot's xmax, so what has one is another server's: its rows are given
+ * this transaction's id (the trigger writes it: every process reads them once
+ * more), its tombstones dropped (every process loads whole after a restore).
+ * On any other start both statements find nothing, through the ids' indexes.
+ */
+async function adoptForeignTransactions (db: Queryable): Promise<void> {
+  await db.query('UPDATE catalog SET changed_by = pg_current_xact_id() WHERE changed_by >= pg_snapshot_xmax(pg_current_snapshot())')
+  await db.query('DELETE FROM catalog_removed WHERE removed_by >= pg_snapshot_xmax(pg_current_snapshot())')
 }
 
 /** Tombstones older than this are dropped: a process that has not looked for so long reloads (ResidentCatalog). */
