@@ -1,6 +1,6 @@
 import type { CatalogSearch } from '../catalog/search.js'
 import type { Queryable } from '../db/db.js'
-import type { Query } from '../query/model.js'
+import type { Access, Criterion } from '../query/model.js'
 import type { Located } from './rows.js'
 import type { Serializer } from './serializer.js'
 import type { Reader, Summary } from './summaries.js'
@@ -17,7 +17,28 @@ export interface NavigationItem {
 
 /** Deepest navigation tree a client may ask for, and most entries it holds (a large folder is listed in part). */
 export const MAX_NAVIGATION_DEPTH = 10
-const MAX_NAVIGATION_ENTRIES = 1000
+export const MAX_NAVIGATION_ENTRIES = 1000
+
+/** The folder of a content path: `/talks/a` → `/talks`, `/talks` → `/`. */
+export const parentPath = (path: string): string => path.slice(0, path.lastIndexOf('/')) || '/'
+
+/**
+ * Catalogue rows that match `criteria`, of those the caller may see (the
+ * catalogue's security and date filters), in folder order
+ * (`getObjPositionInParent`), at most `size`; `columns`: the metadata read
+ * (all when not given).
+ */
+export async function inFolderOrder (db: Queryable, catalog: CatalogSearch, criteria: Criterion[], access: Access, size: number, columns?: string[]): Promise<ReadonlyArray<Record<string, unknown>>> {
+  const { rows } = await catalog.search(db, {
+    criteria,
+    sort: [{ index: catalog.index('getObjPositionInParent') }],
+    descending: false,
+    start: 0,
+    size,
+    ...access
+  }, columns)
+  return rows
+}
 
 /**
  * `@breadcrumbs` (plone.restapi): the path from the site root to the object,
@@ -34,15 +55,8 @@ export function breadcrumbs (reader: Reader, located: Located, serializer: Seria
  * top-level content in folder order, each with its children down to `depth`
  * levels — what the caller may see (the catalogue's security and date filters).
  */
-export async function navigation (db: Queryable, catalog: CatalogSearch, baseUrl: string, access: Pick<Query, 'principals' | 'showInactive'>, depth: number): Promise<NavigationItem[]> {
-  const { rows } = await catalog.search(db, {
-    criteria: [{ kind: 'path', paths: ['/'], depth: Math.min(Math.max(depth, 1), MAX_NAVIGATION_DEPTH) }],
-    sort: [{ index: catalog.index('getObjPositionInParent') }],
-    descending: false,
-    start: 0,
-    size: MAX_NAVIGATION_ENTRIES,
-    ...access
-  })
+export async function navigation (db: Queryable, catalog: CatalogSearch, baseUrl: string, access: Access, depth: number): Promise<NavigationItem[]> {
+  const rows = await inFolderOrder(db, catalog, [{ kind: 'path', paths: ['/'], depth: Math.min(Math.max(depth, 1), MAX_NAVIGATION_DEPTH) }], access, MAX_NAVIGATION_ENTRIES)
   const home: NavigationItem = { '@id': baseUrl, title: 'Home', description: '', review_state: null, items: [] }
   const byPath = new Map<string, NavigationItem>([['/', { ...home }]])
   const top: NavigationItem[] = []
@@ -57,10 +71,10 @@ export async function navigation (db: Queryable, catalog: CatalogSearch, baseUrl
       review_state: row.review_state as string | null,
       items: []
     }
-    const parentPath = path.slice(0, path.lastIndexOf('/')) || '/'
-    if (parentPath === '/') top.push(item)
+    const folder = parentPath(path)
+    if (folder === '/') top.push(item)
     else {
-      const parent = byPath.get(parentPath)
+      const parent = byPath.get(folder)
       if (parent === undefined) continue // below something the caller may not see
       parent.items.push(item)
     }

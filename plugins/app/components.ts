@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import Type from 'typebox'
+import Type, { type TSchema } from 'typebox'
 import type { Located } from '../../core/content/rows.js'
 import { urlOf } from '../../core/content/urls.js'
 import { requireContext } from '../support/access.js'
@@ -13,6 +13,8 @@ export interface ComponentOptions {
   tags: string[]
   /** Shown in `@components` only when expanded (plone.restapi lists translations only with multilingual). */
   onlyExpanded?: boolean
+  /** The query parameters its own GET takes (validated, and in the OpenAPI document); the handler reads them as an expansion does. */
+  querystring?: TSchema
 }
 
 export interface Components {
@@ -55,7 +57,12 @@ export default fp(async fastify => {
     serve (name, options, handler) {
       add(name, handler, options)
       fastify.get(`/@${name}`, {
-        schema: { summary: `${options.summary} (on any content path)`, tags: options.tags, response: { 200: Type.Object({}, { additionalProperties: true }) } }
+        schema: {
+          summary: `${options.summary} (on any content path)`,
+          tags: options.tags,
+          ...options.querystring !== undefined ? { querystring: options.querystring } : {},
+          response: { 200: Type.Object({}, { additionalProperties: true }) }
+        }
       }, async request => await handler(request, await requireContext(fastify.content, request)))
     },
     async of (request, located, expand) {

@@ -1,19 +1,30 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import Type from 'typebox'
 import { seesInactive } from '../../core/catalog/listing.js'
+import { CONTEXT_NAVIGATION_PARAMETERS, contextNavigation, contextNavigationOptions } from '../../core/content/context-navigation.js'
 import { breadcrumbs, navigation } from '../../core/content/navigation.js'
 import type { Located } from '../../core/content/rows.js'
 import { linkTargets } from '../../core/content/links.js'
 import { urlOf } from '../../core/content/urls.js'
 import { parseInteger } from '../../core/query/zope.js'
+import type { Access } from '../../core/query/model.js'
 import { principalsOf } from '../../core/security/roles.js'
 import { queryOf } from '../support/url.js'
+
+/** What the caller may see of the catalogue: its principals, and inactive content when it may see it everywhere. */
+const accessOf = (request: FastifyRequest): Access => ({ principals: principalsOf(request.principal), showInactive: seesInactive(request.principal) })
+
+/** `@contextnavigation`'s parameters, each at most once, as text (core/content/context-navigation.ts reads them). */
+const ContextNavigationQuery = Type.Object(Object.fromEntries(CONTEXT_NAVIGATION_PARAMETERS.map(name => [name, Type.Optional(Type.String())])))
 
 /**
  * The services of the site's structure that Volto reads on every page
  * (plone.restapi): `@breadcrumbs`, `@navigation` (with
- * `expand.navigation.depth`), `@navroot`, `@site`, and `@translations`
- * (a site in one language: none). Each is also an `@components` entry.
+ * `expand.navigation.depth`), `@contextnavigation` (the navigation
+ * portlet, `expand.contextnavigation.*`), `@navroot`, `@site`, and
+ * `@translations` (a site in one language: none). Each is also an
+ * `@components` entry.
  */
 export default fp(async fastify => {
   const { components, content, serializer } = fastify
@@ -34,12 +45,24 @@ export default fp(async fastify => {
   components.serve('navigation', { summary: 'The site\'s navigation tree (expand.navigation.depth, default 1)', tags: ['navigation'] }, async (request, located) => {
     const depthParam = queryOf(request.url).get('expand.navigation.depth')
     const depth = depthParam === null ? 1 : parseInteger(depthParam, 'expand.navigation.depth')
-    const access = { principals: principalsOf(request.principal), showInactive: seesInactive(request.principal) }
     return {
       '@id': serviceUrl(request, located.obj.path, 'navigation'),
-      items: await navigation(fastify.db, fastify.catalogSearch, request.baseUrl, access, depth)
+      items: await navigation(fastify.db, fastify.catalogSearch, request.baseUrl, accessOf(request), depth)
     }
   })
+
+  components.serve('contextnavigation', {
+    summary: 'The navigation portlet\'s tree around the object (expand.contextnavigation.name, root_path, includeTop, currentFolderOnly, topLevel, bottomLevel, no_icons, thumb_scale, no_thumbs)',
+    tags: ['navigation'],
+    querystring: ContextNavigationQuery
+  }, async (request, located) => await contextNavigation(fastify.db, fastify.catalogSearch, {
+    url: serviceUrl(request, located.obj.path, 'contextnavigation'),
+    baseUrl: request.baseUrl,
+    access: accessOf(request),
+    context: located,
+    options: contextNavigationOptions(queryOf(request.url)),
+    locate: async path => (await content.locateForReading(path)).found?.obj.uid ?? null
+  }))
 
   // The site root is the only navigation root: this service has no language folders.
   components.serve('navroot', { summary: 'The navigation root of the object (the site root)', tags: ['navigation'] }, async (request, located) => {

@@ -25,6 +25,7 @@ t.test('expansion and the navigation services', async t => {
     t.same(plain['@components'], {
       actions: { '@id': `${BASE}${talk}/@actions` },
       breadcrumbs: { '@id': `${BASE}${talk}/@breadcrumbs` },
+      contextnavigation: { '@id': `${BASE}${talk}/@contextnavigation` },
       navigation: { '@id': `${BASE}${talk}/@navigation` },
       navroot: { '@id': `${BASE}${talk}/@navroot` },
       types: { '@id': `${BASE}${talk}/@types` },

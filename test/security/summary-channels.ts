@@ -11,9 +11,9 @@ import { SUBJECTS, WORDS } from './world.js'
 // ---------------------------------------------------------------- @components and their services
 
 /** The components every object lists (docs/api.md, `expand`), and `translations`, shown when expanded. */
-const COMPONENTS = ['actions', 'breadcrumbs', 'navigation', 'navroot', 'translations', 'types', 'workflow'] as const
-type Service = '' | '/@breadcrumbs' | '/@navigation' | '/@navroot' | '/@workflow' | '/@history'
-const SERVICES: Service[] = ['', '/@breadcrumbs', '/@navigation', '/@navroot', '/@workflow', '/@history']
+const COMPONENTS = ['actions', 'breadcrumbs', 'contextnavigation', 'navigation', 'navroot', 'translations', 'types', 'workflow'] as const
+type Service = '' | '/@breadcrumbs' | '/@contextnavigation' | '/@navigation' | '/@navroot' | '/@workflow' | '/@history'
+const SERVICES: Service[] = ['', '/@breadcrumbs', '/@contextnavigation', '/@navigation', '/@navroot', '/@workflow', '/@history']
 interface ComponentsRequest { caller: Caller, path: string, api: boolean, service: Service, expand: string[], depth?: number }
 
 /** The checks of each component's answer, by its name (as a service or expanded). */
