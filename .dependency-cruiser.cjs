@@ -45,6 +45,20 @@ module.exports = {
       comment: 'The composition roots assemble plugins, not the other way round.',
       from: { path: '^plugins/' },
       to: { path: ['^app/', '^content-types/'] }
+    },
+    {
+      name: 'opentelemetry-only-when-tracing',
+      severity: 'error',
+      comment: 'OpenTelemetry (@opentelemetry/*, bullmq-otel) is imported by app/tracing-sdk.ts and the request spans it registers alone: the core records its spans through core/tracing.ts, which names no package (docs/operations.md, "Tracing").',
+      from: { pathNot: ['^app/tracing-sdk\\.ts$', '^plugins/support/request-spans\\.ts$'] },
+      to: { path: '(^|node_modules/)(@opentelemetry/|bullmq-otel)' }
+    },
+    {
+      name: 'tracing-sdk-loaded-on-demand',
+      severity: 'error',
+      comment: 'A process that does not trace loads no SDK: app/tracing.ts imports app/tracing-sdk.ts dynamically, when tracing is on, and nothing else imports it or its request spans.',
+      from: { pathNot: '^app/tracing-sdk\\.ts$' },
+      to: { path: ['^app/tracing-sdk\\.ts$', '^plugins/support/request-spans\\.ts$'], dependencyTypesNot: ['dynamic-import'] }
     }
   ],
   options: {

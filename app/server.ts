@@ -7,6 +7,8 @@ import { bodyBounds } from '../core/security/body-bounds.js'
 import { clientErrorHandler, frameworkErrors } from '../plugins/support/error-handler.js'
 import { loggerOptions } from './log.js'
 import { closeOnSignals } from './signals.js'
+import { installLifecycle } from './lifecycle.js'
+import { processTracing, startTracing } from './tracing.js'
 import { createUrlRewriter } from '../plugins/support/url.js'
 import { LazySchemaCompilers } from '../plugins/support/schema-compilers.js'
 
@@ -40,9 +42,20 @@ export async function buildServer (config: Config = loadConfig(), options: AppOp
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: schemaCompilers.buildValidator, buildSerializer: schemaCompilers.buildSerializer } },
     frameworkErrors,
-    clientErrorHandler
+    clientErrorHandler,
+    // app/lifecycle.ts answers the requests that come while the server closes (with Retry-After).
+    return503OnClosing: false
   })
   fastify.decorate('compileRouteSchemas', async () => await schemaCompilers.compilePending())
+  // First, so that its hooks run before any other.
+  installLifecycle(fastify)
+  // With tracing on (started by `main`): a server span per request, whose context the routes' handlers
+  // run in; its hooks and handler wrappers must come before any route. The SDK stops last, after the pools.
+  const tracing = processTracing()
+  if (tracing !== null) {
+    await fastify.register(tracing.requestSpans)
+    fastify.addHook('onClose', async () => { await tracing.shutdown() })
+  }
   await fastify.register(app, { config, ...options })
   return fastify
 }
@@ -50,8 +63,21 @@ export async function buildServer (config: Config = loadConfig(), options: AppOp
 async function main (): Promise<void> {
   const started = Date.now()
   const config = loadConfig()
+  // Before anything that calls PostgreSQL, Solr or Redis is built: each decides then whether it traces.
+  await startTracing(config, 'web')
   const fastify = await buildServer(config)
-  closeOnSignals(fastify.log, async () => { await fastify.close() }, 'shutting down')
+  const { lifecycle } = fastify
+  closeOnSignals(fastify.log, {
+    message: 'shutting down',
+    // Nothing can take over from the one process of an embedded database: a drain would only delay the stop.
+    drainMs: fastify.db.kind === 'embedded' ? 0 : config.SHUTDOWN_DRAIN_MS,
+    drain: () => { lifecycle.state = 'draining' },
+    close: async () => { await fastify.close() },
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    inFlight: () => lifecycle.inFlight,
+    unit: 'request',
+    cut: () => { fastify.server.closeAllConnections() }
+  })
   await fastify.listen({ port: config.PORT, host: config.HOST })
   fastify.log.info({ ms: Date.now() - started, database: fastify.db.kind }, 'ready')
 }

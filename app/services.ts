@@ -37,7 +37,7 @@ export async function openServices (config: Config, log: Logger, process: 'worke
     await solrSettings.load()
     const solr = new SolrService({ settings: solrSettings, db, outbox: core.outbox, types: core.types, content: core.content, log })
     solr.connect(core.content)
-    const indexing = await openAsyncIndexing({ solr, content: core.content, settings: solrSettings, outbox: core.outbox, log, redisUrl: config.REDIS_URL, worker })
+    const indexing = await openAsyncIndexing({ solr, content: core.content, settings: solrSettings, outbox: core.outbox, log, redisUrl: config.REDIS_URL, worker, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS })
     if (worker) {
       await solr.start()
       indexing?.start()

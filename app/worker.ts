@@ -3,13 +3,15 @@ import { loadConfig } from '../core/config/config.js'
 import { createLogger } from './log.js'
 import { openServices } from './services.js'
 import { closeOnSignals } from './signals.js'
+import { startTracing } from './tracing.js'
 
 /**
  * `npm run worker`: the index worker as a process of its own, with the web
  * process's configuration (the same environment variables and the settings
  * stored in the database): the database, the content types, Solr and the
  * queue, with the worker switched on — no HTTP, no first-start seeding.
- * SIGTERM lets the jobs in flight finish before it exits.
+ * SIGTERM lets the jobs in flight finish their batch before it exits, at
+ * most SHUTDOWN_TIMEOUT_MS.
  */
 async function main (): Promise<void> {
   const config = loadConfig()
@@ -18,14 +20,30 @@ async function main (): Promise<void> {
     throw new Error('The index worker needs a PostgreSQL server (DATABASE_URL); with the embedded database use INDEX_WORKER=inline')
   }
   const log = createLogger(config.LOG_LEVEL)
+  // Before the services are built: each decides then whether it traces. Its spans are sent last, at close.
+  const tracing = await startTracing(config, 'worker')
   const services = await openServices(config, log, 'worker')
+  const close = async (): Promise<void> => {
+    await services.close()
+    await tracing?.shutdown()
+  }
   if (services.indexing === null) {
     // Not an error: the web processes deliver the outbox themselves, and a supervisor should not restart this in a loop.
     log.warn('async_indexing is off (SOLR_ASYNC): the index worker has nothing to do and exits')
-    await services.close()
+    await close()
     return
   }
-  closeOnSignals(log, services.close, 'index worker shutting down: finishing the jobs in flight')
+  const { indexing } = services
+  closeOnSignals(log, {
+    message: 'index worker shutting down: finishing the jobs in flight',
+    drainMs: 0,
+    close,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    // Past the bound the process exits: a job's transaction rolls back (its operations stay in the
+    // outbox) and the job, its lock lapsed, returns to the queue as a stalled job for another worker.
+    inFlight: () => indexing.activeJobs,
+    unit: 'index job'
+  })
   log.info({ database: services.db.kind }, 'index worker ready')
 }
 

@@ -22,9 +22,13 @@ const chunks = 'chunks'
  * Left to Node's loader: packages that read files next to their own modules
  * (PGlite's wasm and data, BullMQ's Lua scripts) or start worker threads by
  * file name (pino's transports, pino-pretty); ioredis because BullMQ must
- * share its copy.
+ * share its copy; OpenTelemetry's SDK and bullmq-otel, which only a process
+ * that traces loads (app/tracing-sdk.ts, by a dynamic import): nearly a
+ * thousand modules (its exporters, gRPC, protobufjs) that the bundle need not
+ * carry. @opentelemetry/api stays bundled (prom-client loads it at every
+ * start); its copies meet in its global registry.
  */
-const external = ['@electric-sql/pglite', 'bullmq', 'ioredis', 'pino', 'pino-pretty', 'thread-stream']
+const external = ['@electric-sql/pglite', 'bullmq', 'ioredis', 'pino', 'pino-pretty', 'thread-stream', '@opentelemetry/sdk-node', 'bullmq-otel']
 
 const entryPoints = readdirSync(dist, { recursive: true, encoding: 'utf8' })
   .filter(file => file.endsWith('.js') && !file.startsWith(chunks))

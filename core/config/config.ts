@@ -48,6 +48,15 @@ export const ConfigSchema = Type.Object({
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the Prometheus metrics endpoint (GET /metrics), a listener of its own; unset = no metrics; 0 = any free port' })),
   METRICS_HOST: Type.String({ default: '127.0.0.1', description: 'Interface the metrics endpoint listens on (loopback unless an operator opens it)' }),
   METRICS_TOKEN: Type.String({ default: '', description: 'When set, GET /metrics must send Authorization: Bearer <token>' }),
+  // Tracing (docs/operations.md, "Tracing"): OpenTelemetry's own variables. These four decide whether a process
+  // traces (app/tracing.ts); the SDK reads them and the other OTEL_* variables itself.
+  OTEL_SDK_DISABLED: Type.String({ default: '', description: 'true = no tracing, whatever else is set' }),
+  OTEL_TRACES_EXPORTER: Type.String({ default: '', description: 'Where spans go: otlp, console, zipkin (comma-separated), or none; set (not none) = tracing on' }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.String({ default: '', description: 'The OTLP receiver of every signal (e.g. http://collector:4318); set = tracing on' }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.String({ default: '', description: 'The OTLP receiver of the traces (the full URL, e.g. http://collector:4318/v1/traces); set = tracing on' }),
+  // Stopping (docs/operations.md, "Restarts and rolling deploys"). Bounded so that a timer can hold them (an hour).
+  SHUTDOWN_DRAIN_MS: Type.Integer({ default: 5000, minimum: 0, maximum: 3_600_000, description: 'After SIGTERM, how long a web process on a PostgreSQL server keeps serving while @health answers 503 (stopping), so that load balancers take it out before it stops accepting; SIGINT and the embedded database skip it' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 20000, minimum: 1, maximum: 3_600_000, description: 'Then how long a process waits for the requests (web) or index batches (worker) in flight before it cuts them and exits 1' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', description: 'Redis for the asynchronous index queue' }),
   INDEX_WORKER: Type.Union([Type.Literal('inline'), Type.Literal('external')], { default: 'external' }),
   // Declarative Solr settings (docs/search.md, "Search settings"). Unset means "not declared": the

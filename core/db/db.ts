@@ -8,6 +8,8 @@ import { ConnectionFaults, endsConnection, type FaultReport } from './faults.js'
 import { embeddedNotifications, postgresNotifications, type Notifications } from './notifications.js'
 import type { Queryable, QueryOptions } from './queryable.js'
 import { stringBytes } from '../heap-size.js'
+import { tracing } from '../tracing.js'
+import { copySpan, statementSpans } from './traced.js'
 
 /** Text matched literally inside a LIKE pattern (backslash is PostgreSQL's default escape character). */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, c => '\\' + c)
@@ -113,6 +115,17 @@ export function createPostgres (connectionString: string, log: Logger, applicati
   // pg-pool re-emits the errors of idle clients (and drops them); without a listener they too would end the process.
   pool.on('error', (err, client) => { faults.lost(client, err) })
   const normalise = (r: pg.QueryResult): { rows: any[], rowCount: number } => ({ rows: r.rows, rowCount: r.rowCount ?? 0 })
+  // Every statement of the pool is sent by one of these two, chosen once: with tracing on, each is a
+  // client span of the request or job it serves (core/db/traced.ts); off, it is sent as it is.
+  const traced = tracing()
+  const inSpan = traced === undefined ? undefined : statementSpans(traced)
+  const send = inSpan === undefined
+    ? async (client: pg.PoolClient, sql: string, params?: unknown[], options?: QueryOptions) => normalise(await client.query(statement(sql, params, options)))
+    : async (client: pg.PoolClient, sql: string, params?: unknown[], options?: QueryOptions) => await inSpan(client, sql, async () => normalise(await client.query(statement(sql, params, options))))
+  /** BEGIN, COMMIT, ROLLBACK and scripts: a text alone. */
+  const sendText = inSpan === undefined
+    ? async (client: pg.PoolClient, sql: string) => await client.query(sql)
+    : async (client: pg.PoolClient, sql: string) => await inSpan(client, sql, async () => await client.query(sql))
 
   /** The clients that have served an operation: one of them may have ended while it sat idle in the pool. */
   const served = new WeakSet<pg.PoolClient>()
@@ -171,38 +184,40 @@ export function createPostgres (connectionString: string, log: Logger, applicati
     kind: 'postgres',
     async query (sql, params, options) {
       // Whether it reads is asked only when it failed: not on every statement.
-      return await withClient(async client => normalise(await client.query(statement(sql, params, options))),
+      return await withClient(async client => await send(client, sql, params, options),
         () => !reads(sql), () => reads(sql))
     },
     async transaction (fn) {
       let begun = false
       let committing = false
       return await withClient(async client => {
-        await client.query('BEGIN')
+        await sendText(client, 'BEGIN')
         begun = true
         let result
         try {
-          result = await fn({ query: async (sql, params, options) => normalise(await client.query(statement(sql, params, options))) })
+          result = await fn({ query: async (sql, params, options) => await send(client, sql, params, options) })
         } catch (err) {
           // A connection that ended took its transaction with it. When ROLLBACK fails the
           // client is left inside the transaction, and withClient destroys it.
-          if (!endsConnection(err)) await client.query('ROLLBACK').catch(() => {})
+          if (!endsConnection(err)) await sendText(client, 'ROLLBACK').catch(() => {})
           throw err
         }
         // The connection may end after the server committed and before it said so.
         committing = true
-        await client.query('COMMIT')
+        await sendText(client, 'COMMIT')
         return result
       }, () => committing, () => !begun)
     },
     // A script may write before it fails: never run twice.
-    async exec (sql) { await withClient(async client => await client.query(sql), () => true, () => false) },
+    async exec (sql) { await withClient(async client => await sendText(client, sql), () => true, () => false) },
     copyOut (sql) {
       if (copying >= COPY_CONNECTIONS) return null
       copying++
       const out = new PassThrough()
       pool.connect().then(client => {
-        pipeline(client.query(pgCopy.to(sql)), out).then(() => { client.release() }, (err: Error) => {
+        const span = traced === undefined ? undefined : copySpan(traced, client, sql)
+        pipeline(client.query(pgCopy.to(sql)), out).then(() => { span?.end(); client.release() }, (err: Error) => {
+          span?.end(err)
           // A reader that went away is no fault of PostgreSQL's; its connection, left mid-COPY, is closed all the same.
           if (endsConnection(err)) faults.lost(client, err)
           client.release(err)

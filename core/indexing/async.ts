@@ -14,6 +14,8 @@ export interface AsyncIndexingSetup {
   redisUrl: string
   /** Run a worker in this process (`INDEX_WORKER=inline`, the embedded database, `npm run worker`). */
   worker: boolean
+  /** How long closing waits for the worker's jobs in flight (SHUTDOWN_TIMEOUT_MS). */
+  closeTimeoutMs?: number
 }
 
 /**
@@ -39,6 +41,7 @@ export async function openAsyncIndexing (setup: AsyncIndexingSetup): Promise<Asy
     log: setup.log,
     redisUrl: setup.redisUrl,
     worker: setup.worker,
+    closeTimeoutMs: setup.closeTimeoutMs,
     onSolrRecovered: async () => { await solr.readSchema() }
   })
   setup.content.useIndexOperations(indexing.queue)

@@ -2,6 +2,7 @@ import { Agent } from 'node:http'
 import { createRequire } from 'node:module'
 import { inherits } from 'node:util'
 import type { SolrSettings } from './settings.js'
+import { tracing, type SpanAttributes } from '../tracing.js'
 
 /** A failed Solr call: Solr's own message (or the network's), and the HTTP status when Solr answered. */
 export class SolrUnavailable extends Error {
@@ -70,11 +71,13 @@ export function encodeParams (params: Params): string {
   return search.toString()
 }
 
+const TIMEOUT = 'Solr did not answer in time (timeout).'
+
 /** Solr's own error text from a failed call (solr-client keeps it in the HTTP error's body). */
 function solrMessage (err: unknown): SolrUnavailable {
   if (err instanceof SolrUnavailable) return err
   const e = err as { name?: string, message?: string, statusCode?: number, body?: string, code?: string }
-  if (e.name === 'AbortError' || e.code === 'ABORT_ERR') return new SolrUnavailable('Solr did not answer in time (timeout).')
+  if (e.name === 'AbortError' || e.code === 'ABORT_ERR') return new SolrUnavailable(TIMEOUT)
   let detail = e.message ?? String(err)
   if (typeof e.body === 'string') {
     try {
@@ -92,11 +95,60 @@ function solrMessage (err: unknown): SolrUnavailable {
 /** Told of every call to Solr when it ends: its kind, how long it took (seconds) and whether it failed. */
 export type SolrCallObserver = (kind: 'index' | 'search', seconds: number, failed: boolean) => void
 
+/**
+ * The calls the service makes, each with its kind (the metrics' label) and the HTTP request
+ * solr-client sends for it: its method and handler (the last part of its path).
+ */
+const CALLS = {
+  ping: { kind: 'search', method: 'GET', handler: 'admin/ping' },
+  select: { kind: 'search', method: 'GET', handler: 'select' },
+  schema: { kind: 'search', method: 'GET', handler: 'schema/fields' },
+  add: { kind: 'index', method: 'POST', handler: 'update' },
+  delete: { kind: 'index', method: 'POST', handler: 'update' },
+  commit: { kind: 'index', method: 'POST', handler: 'update' }
+} as const
+type Call = keyof typeof CALLS
+
+/** A failed call's span: Solr's HTTP status, or `timeout`, or `unreachable` — never Solr's message, which may quote a document. */
+function failureOf (err: unknown): SpanAttributes {
+  const status = err instanceof SolrUnavailable ? err.status : undefined
+  if (status !== undefined) return { 'error.type': String(status), 'http.response.status_code': status }
+  return { 'error.type': err instanceof SolrUnavailable && err.message === TIMEOUT ? 'timeout' : 'unreachable' }
+}
+
 export class Solr {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 })
   private readonly observers: SolrCallObserver[] = []
+  /**
+   * How a call is made, chosen once: timed alone, or, with tracing on (core/tracing.ts), inside an
+   * HTTP client span of the request or job it serves: `GET /solr/plone/select`, with the server, the
+   * path and the operation, never the query's parameters nor the documents (`solr.documents`: how many).
+   */
+  private readonly call: <T>(name: Call, fn: (client: RawClient) => Promise<unknown>, documents?: number) => Promise<T>
 
-  constructor (private readonly settings: () => SolrSettings) {}
+  constructor (private readonly settings: () => SolrSettings) {
+    const traced = tracing()
+    this.call = traced === undefined
+      ? async (name, fn) => await this.timed(CALLS[name].kind, fn)
+      : async (name, fn, documents) => {
+        const { kind, method, handler } = CALLS[name]
+        const s = this.settings()
+        const [path, core] = splitBase(s.base)
+        const urlPath = [path, core, handler].filter(part => part !== '').join('/')
+        const attributes: SpanAttributes = {
+          'http.request.method': method,
+          'server.address': s.host,
+          'server.port': s.port,
+          'url.full': `http://${s.host}:${s.port}${urlPath}`,
+          'url.path': urlPath,
+          'url.template': urlPath,
+          'solr.operation': name,
+          'solr.kind': kind
+        }
+        if (documents !== undefined) attributes['solr.documents'] = documents
+        return await traced.client(`${method} ${urlPath}`, attributes, async () => await this.timed(kind, fn), failureOf)
+      }
+  }
 
   /** Adds an observer of every call (the metrics). */
   observe (observer: SolrCallObserver): void {
@@ -114,7 +166,7 @@ export class Solr {
     return client
   }
 
-  private async call<T> (kind: 'index' | 'search', fn: (client: RawClient) => Promise<unknown>): Promise<T> {
+  private async timed<T> (kind: 'index' | 'search', fn: (client: RawClient) => Promise<unknown>): Promise<T> {
     const s = this.settings()
     const started = performance.now()
     let failed = false
@@ -130,12 +182,12 @@ export class Solr {
   }
 
   async ping (): Promise<void> {
-    await this.call('search', async c => await c.pingAsync())
+    await this.call('ping', async c => await c.pingAsync())
   }
 
   /** solr-client appends `wt=json` to every request itself: adding it here would send it twice. */
   async select (params: Params): Promise<SelectResponse> {
-    return await this.call('search', async c => await c.getAsync('select', encodeParams(params)))
+    return await this.call('select', async c => await c.getAsync('select', encodeParams(params)))
   }
 
   /** Adds or atomically updates documents; `commitWithin` (ms) or an explicit commit per the strategy. */
@@ -144,7 +196,7 @@ export class Solr {
     const query: Record<string, unknown> = {}
     if (options.commit === true) query.commit = true
     if (options.commitWithin !== undefined && options.commitWithin > 0) query.commitWithin = options.commitWithin
-    await this.call('index', async c => await c.addAsync(docs, query))
+    await this.call('add', async c => await c.addAsync(docs, query), docs.length)
   }
 
   async deleteByIds (ids: string[], options: { commit?: boolean, commitWithin?: number } = {}): Promise<void> {
@@ -152,20 +204,20 @@ export class Solr {
     const query: Record<string, unknown> = {}
     if (options.commit === true) query.commit = true
     if (options.commitWithin !== undefined && options.commitWithin > 0) query.commitWithin = options.commitWithin
-    await this.call('index', async c => await c.updateAsync({ delete: ids.map(id => ({ id })) }, query))
+    await this.call('delete', async c => await c.updateAsync({ delete: ids.map(id => ({ id })) }, query), ids.length)
   }
 
   async deleteByQuery (query: string): Promise<void> {
-    await this.call('index', async c => await c.deleteByQueryAsync(query, { commit: true }))
+    await this.call('delete', async c => await c.deleteByQueryAsync(query, { commit: true }))
   }
 
   async commit (): Promise<void> {
-    await this.call('index', async c => await c.commitAsync())
+    await this.call('commit', async c => await c.commitAsync())
   }
 
   /** The live core's fields, through the read-only Schema API. */
   async fields (): Promise<SchemaField[]> {
-    const answer = await this.call<{ fields: SchemaField[] }>('search', async c => await c.getAsync('schema/fields', ''))
+    const answer = await this.call<{ fields: SchemaField[] }>('schema', async c => await c.getAsync('schema/fields', ''))
     return answer.fields
   }
 

@@ -27,7 +27,8 @@ export default fp(async fastify => {
     log: fastify.log,
     redisUrl: fastify.config.REDIS_URL,
     // No other process may open the embedded database's files, so its worker can only run here.
-    worker: fastify.config.INDEX_WORKER === 'inline' || fastify.db.kind === 'embedded'
+    worker: fastify.config.INDEX_WORKER === 'inline' || fastify.db.kind === 'embedded',
+    closeTimeoutMs: fastify.config.SHUTDOWN_TIMEOUT_MS
   })
   fastify.decorate('indexing', indexing)
   if (indexing === null) return

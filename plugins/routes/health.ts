@@ -21,7 +21,7 @@ async function check (probe: () => Promise<unknown>): Promise<Check> {
 
 const Status = Type.Union([Type.Literal('ok'), Type.Literal('down'), Type.Literal('off')])
 const Health = Type.Object({
-  status: Type.String(),
+  status: Type.String({ description: 'ok, degraded (Solr or Redis down), down (PostgreSQL down), stopping (shutting down: take it out)' }),
   postgres: Status,
   solr: Status,
   redis: Status,
@@ -52,12 +52,15 @@ const flag = (value: string | undefined): boolean => value !== undefined && valu
  * answer; `status` is `degraded` when Solr or Redis is down. `?verbose`
  * adds what happened to the database connections since start (lost
  * connections, failed operations, the last failure and why), for operators:
- * the default body stays what load balancers and monitors match.
+ * the default body stays what load balancers and monitors match. From
+ * SIGTERM on, while the process drains, 503 with `status` `stopping`: it
+ * still serves, but a load balancer must send nothing new
+ * (docs/operations.md, "Restarts and rolling deploys").
  */
 export default fp(async fastify => {
   fastify.get('/@health', {
     schema: {
-      summary: 'Health of the service and its backends (for load balancers): 200 while PostgreSQL answers, else 503',
+      summary: 'Health of the service and its backends (for load balancers): 200 while PostgreSQL answers, else 503; 503 (stopping) once the process is shutting down',
       tags: ['service'],
       querystring: Type.Object({ verbose: Type.Optional(Type.String()) }),
       response: { 200: Health, 503: Health }
@@ -68,12 +71,13 @@ export default fp(async fastify => {
       fastify.solr.active() ? check(async () => { await fastify.solr.client.ping() }) : 'off' as const,
       fastify.indexing !== null ? check(async () => { await fastify.indexing?.queue.ping() }) : 'off' as const
     ])
-    const status = postgres !== 'ok' ? 'down' : solr === 'down' || redis === 'down' ? 'degraded' : 'ok'
+    const stopping = fastify.lifecycle.state !== 'serving'
+    const status = stopping ? 'stopping' : postgres !== 'ok' ? 'down' : solr === 'down' || redis === 'down' ? 'degraded' : 'ok'
     const resident = fastify.catalogSearch.residentCatalog
     const residentCatalogue = resident === undefined
       ? { state: 'off' as const, documents: 0, bytes: 0, answered: 0, declined: 0 }
       : { state: resident.loaded ? 'loaded' as const : 'loading' as const, documents: resident.documents, bytes: resident.byteSize, ...resident.counts }
     const verbose = flag((request.query as { verbose?: string }).verbose) ? { database: fastify.db.faults(), resident_catalogue: residentCatalogue } : {}
-    return await reply.code(postgres === 'ok' ? 200 : 503).header('cache-control', 'no-store').send({ status, postgres, solr, redis, ...verbose })
+    return await reply.code(postgres === 'ok' && !stopping ? 200 : 503).header('cache-control', 'no-store').send({ status, postgres, solr, redis, ...verbose })
   })
 }, { name: 'health', dependencies: ['index-queue', 'solr', 'http', 'content'] })

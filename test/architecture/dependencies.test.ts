@@ -39,6 +39,10 @@ t.test('each rule fires on the mistake it exists for', async t => {
     'app/root.ts': 'export const root = 1\n',
     'content-types/x/index.ts': "import { route } from '../../plugins/route.js'\nexport default route\n",
     'schemas/s.ts': "import { root } from '../app/root.js'\nexport const s = root\n",
+    // OpenTelemetry outside the SDK's module, and that module imported statically.
+    'core/spans.ts': "import { trace } from '@opentelemetry/api'\nexport const spans = trace\n",
+    'app/tracing-sdk.ts': 'export const sdk = 1\n',
+    'app/boot.ts': "import { sdk } from './tracing-sdk.js'\nexport const boot = sdk\n",
     // The rules resolve imports as the project does (`./b.js` is b.ts).
     'tsconfig.build.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } })
   }
@@ -47,5 +51,5 @@ t.test('each rule fires on the mistake it exists for', async t => {
     await writeFile(join(dir, path), text)
   }
   const rules = new Set((await violations(['app', 'core', 'plugins', 'content-types', 'schemas'], dir)).map(v => v.rule.name))
-  t.same([...rules].sort(), ['content-types-declare', 'core-is-the-domain', 'no-circular', 'plugins-below-the-roots', 'schemas-build-on-core'])
+  t.same([...rules].sort(), ['content-types-declare', 'core-is-the-domain', 'no-circular', 'opentelemetry-only-when-tracing', 'plugins-below-the-roots', 'schemas-build-on-core', 'tracing-sdk-loaded-on-demand'])
 })

@@ -16,6 +16,8 @@ export interface AsyncIndexingOptions {
   /** Run a worker in this process (`INDEX_WORKER=inline`, and the `npm run worker` process). */
   worker: boolean
   onSolrRecovered?: () => Promise<void>
+  /** How long closing waits for the worker's jobs in flight (SHUTDOWN_TIMEOUT_MS). */
+  closeTimeoutMs?: number
 }
 
 /**
@@ -39,6 +41,11 @@ export class AsyncIndexing {
     return this.o.worker
   }
 
+  /** The worker's jobs in flight (0 without a worker). */
+  get activeJobs (): number {
+    return this.worker?.active ?? 0
+  }
+
   /** Starts the relay and, where configured, the worker (once the app is ready: the worker needs Solr's schema). */
   start (): void {
     this.relay.start()
@@ -50,7 +57,8 @@ export class AsyncIndexing {
         redisOutage: this.redisOutage,
         onRecovered: this.o.onSolrRecovered,
         wake: async slot => { await this.queue.wake(slot) },
-        recordRefusal: async (uid, error) => { await this.queue.refused(uid, error) }
+        recordRefusal: async (uid, error) => { await this.queue.refused(uid, error) },
+        closeTimeoutMs: this.o.closeTimeoutMs
       })
     }
   }

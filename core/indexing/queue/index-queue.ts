@@ -5,7 +5,7 @@ import type { IndexOperations } from '../../content/store.js'
 import type { SolrSettings } from '../../solr/settings.js'
 import { DEFAULT_JOB_OPTIONS, drainJob, QUEUE_NAME, refusedJob, type IndexJob } from './jobs.js'
 import type { OutageLog } from '../../log.js'
-import { producerConnection } from './redis.js'
+import { bullmqTelemetry, producerConnection, redisSpans } from './redis.js'
 
 /** How long closing waits for BullMQ to give up a connection that never became ready (ms). */
 const UNREADY_CLOSE_MS = 200
@@ -26,10 +26,13 @@ export interface FailedJob { uid: string | null, error: string, attempts: number
 export class IndexQueue implements IndexOperations {
   private readonly connection: Redis
   private readonly queue: Queue<IndexJob>
+  /** This class's own commands, outside BullMQ's spans (core/indexing/queue/redis.ts). */
+  private readonly command: ReturnType<typeof redisSpans>
 
   constructor (redisUrl: string, private readonly settings: () => SolrSettings, private readonly outage: OutageLog) {
     this.connection = producerConnection(redisUrl, outage)
-    this.queue = new Queue<IndexJob>(QUEUE_NAME, { connection: this.connection, defaultJobOptions: DEFAULT_JOB_OPTIONS })
+    this.queue = new Queue<IndexJob>(QUEUE_NAME, { connection: this.connection, defaultJobOptions: DEFAULT_JOB_OPTIONS, ...bullmqTelemetry() })
+    this.command = redisSpans(this.connection)
     this.queue.on('error', err => { outage.failed(err) })
   }
 
@@ -69,14 +72,14 @@ export class IndexQueue implements IndexOperations {
 
   async counts (): Promise<QueueCounts> {
     this.connected()
-    const c = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed')
+    const c = await this.command(`getJobCounts ${QUEUE_NAME}`, 'getJobCounts', async () => await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'))
     return { waiting: c.waiting + c.prioritized, active: c.active, delayed: c.delayed, failed: c.failed }
   }
 
   /** The newest failed jobs, with the reason of their last failure (for a refused document, Solr's message). */
   async failedJobs (limit: number): Promise<FailedJob[]> {
     this.connected()
-    const jobs = await this.queue.getFailed(0, limit - 1)
+    const jobs = await this.command(`getFailed ${QUEUE_NAME}`, 'getFailed', async () => await this.queue.getFailed(0, limit - 1))
     return jobs.map(job => ({
       uid: 'uid' in job.data ? job.data.uid : null,
       error: job.failedReason,
@@ -93,7 +96,7 @@ export class IndexQueue implements IndexOperations {
 
   async ping (): Promise<void> {
     this.connected()
-    await this.connection.ping()
+    await this.command('PING', 'PING', async () => await this.connection.ping())
   }
 
   /** Waits up to `timeoutMs` for the connection (a short-lived process, such as the CLI, asks before its first command). */

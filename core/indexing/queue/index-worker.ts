@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import type { Indexer } from '../delivery.js'
 import { CAPPED_EXPONENTIAL, DRAIN_SLOTS, QUEUE_NAME, REFUSED, retryDelay, type IndexJob } from './jobs.js'
 import { OutageLog } from '../../log.js'
-import { workerConnection } from './redis.js'
+import { bullmqTelemetry, workerConnection } from './redis.js'
 
 /**
  * Objects per Solr update request, as the reindex and the raw ingest floor
@@ -27,8 +27,8 @@ const LANES = 2
  */
 const LOCK_MS = 10_000
 const STALLED_CHECK_MS = 5_000
-/** SIGTERM waits this long for the jobs in flight (a batch is bounded by index_timeout); then they are left to stall. */
-const CLOSE_TIMEOUT_MS = 30_000
+/** What closing waits for the jobs in flight when not told (SHUTDOWN_TIMEOUT_MS tells it); then they are left to stall. */
+const CLOSE_TIMEOUT_MS = 20_000
 /**
  * A refusal is recorded on the producer's fail-fast connection (1 s a
  * command): under load one attempt may time out, which would leave the
@@ -52,6 +52,8 @@ export interface IndexWorkerOptions {
   wake: (slot: number) => Promise<void>
   /** Keeps a document Solr refused as a failed job. */
   recordRefusal: (uid: string, error: string) => Promise<void>
+  /** How long `close` waits for the jobs in flight (SHUTDOWN_TIMEOUT_MS; a batch is bounded by index_timeout). */
+  closeTimeoutMs?: number
 }
 
 /**
@@ -71,6 +73,8 @@ export class IndexWorker {
   private readonly delivery: OutageLog
   /** Set by `close`: a drain stops after its current batch. */
   private closing = false
+  /** Jobs being processed now (what a shutdown past its bound cuts). */
+  private running = 0
 
   constructor (private readonly o: IndexWorkerOptions) {
     this.delivery = new OutageLog(o.log, 'Index delivery from the queue', 'jobs are retried with backoff, the operations stay in the outbox')
@@ -79,19 +83,40 @@ export class IndexWorker {
       connection: this.connection,
       lockDuration: LOCK_MS,
       stalledInterval: STALLED_CHECK_MS,
-      settings: { backoffStrategy: (attemptsMade: number, type?: string) => type === CAPPED_EXPONENTIAL ? retryDelay(attemptsMade) : 0 }
+      settings: { backoffStrategy: (attemptsMade: number, type?: string) => type === CAPPED_EXPONENTIAL ? retryDelay(attemptsMade) : 0 },
+      // With tracing on, a job's span continues the trace of the write that queued it (bullmq-otel).
+      ...bullmqTelemetry()
     })
     this.worker.on('error', err => { o.redisOutage.failed(err) })
   }
 
+  /** Jobs in flight. */
+  get active (): number {
+    return this.running
+  }
+
   private async process (job: Job<IndexJob>): Promise<void> {
+    this.running++
+    try {
+      await this.drain(job)
+    } finally {
+      this.running--
+    }
+  }
+
+  private async drain (job: Job<IndexJob>): Promise<void> {
     const { data } = job
     if (job.name === REFUSED && 'error' in data) throw new UnrecoverableError(data.error)
     // Jobs of the earlier form ({uid}, one per object) wake the worker as well: the outbox says what to deliver.
     const slot = 'slot' in data ? data.slot : 0
     let woken = false
+    let interrupted = false
     const lane = async (): Promise<void> => {
-      while (!this.closing) {
+      while (true) {
+        if (this.closing) {
+          interrupted = true
+          return
+        }
         const batch = await this.deliver()
         if (batch.claimed === 0) return
         if (batch.claimed === BATCH_SIZE && !woken && slot + 1 < DRAIN_SLOTS) {
@@ -104,6 +129,10 @@ export class IndexWorker {
     const lanes = await Promise.allSettled(Array.from({ length: LANES }, lane))
     const failed = lanes.find(l => l.status === 'rejected')
     if (failed !== undefined) throw failed.reason
+    // Closing stopped the drain with objects perhaps left: the slot's wake-up is queued again (BullMQ
+    // keeps it until this job ends, keepLastIfActive), so that another worker takes over at once rather
+    // than when the relay next looks. What this worker did not claim is still in the outbox either way.
+    if (interrupted) await this.o.wake(slot).catch(() => {})
   }
 
   /** One batch; a thrown error fails the job (retried with backoff). */
@@ -143,11 +172,14 @@ export class IndexWorker {
     }
   }
 
-  /** Stops taking jobs and waits for those in flight (not while Redis is down); after CLOSE_TIMEOUT_MS they are left to stall and return to the queue. */
+  /**
+   * Stops taking jobs and waits for those in flight, each to the end of the batch it delivers (not
+   * while Redis is down); after `closeTimeoutMs` they are left to stall and return to the queue.
+   */
   async close (): Promise<void> {
     this.closing = true
     let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<'timeout'>(resolve => { timer = setTimeout(() => { resolve('timeout') }, CLOSE_TIMEOUT_MS) })
+    const timeout = new Promise<'timeout'>(resolve => { timer = setTimeout(() => { resolve('timeout') }, this.o.closeTimeoutMs ?? CLOSE_TIMEOUT_MS) })
     // Without Redis no job can be finished or handed back: waiting would only delay the exit. Jobs in
     // flight then stall and run again (their operations are still in the outbox). The connection's
     // status alone may not know yet that Redis just went away: Redis is asked.
