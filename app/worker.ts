@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../core/config/config.js'
+import { closeMetrics, listenMetrics, processMetrics } from '../core/metrics.js'
 import { createLogger } from './log.js'
 import { openServices } from './services.js'
 import { closeOnSignals } from './signals.js'
@@ -34,17 +35,25 @@ async function main (): Promise<void> {
     return
   }
   const { indexing } = services
+  // Its own metrics (docs/operations.md, "Metrics"): in this layout it makes the index calls to Solr, which the web processes' metrics do not see.
+  const metrics = config.METRICS_PORT === undefined
+    ? null
+    : await listenMetrics(processMetrics({ db: services.db, outbox: services.outbox, solr: services.solr.client, queue: indexing.queue, log }),
+      { port: config.METRICS_PORT, host: config.METRICS_HOST, token: config.METRICS_TOKEN }, log)
   closeOnSignals(log, {
     message: 'index worker shutting down: finishing the jobs in flight',
     drainMs: 0,
-    close,
+    close: async () => {
+      if (metrics !== null) await closeMetrics(metrics)
+      await close()
+    },
     timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     // Past the bound the process exits: a job's transaction rolls back (its operations stay in the
     // outbox) and the job, its lock lapsed, returns to the queue as a stalled job for another worker.
     inFlight: () => indexing.activeJobs,
     unit: 'index job'
   })
-  log.info({ database: services.db.kind }, 'index worker ready')
+  log.info({ database: services.db.kind, metrics: metrics?.address() ?? null }, 'index worker ready')
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

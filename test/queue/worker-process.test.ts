@@ -67,7 +67,8 @@ t.test('the worker process killed with SIGKILL in the middle of a batch, then re
   const restarted = await spawnService(t, 'app/worker.js', workerEnv, 'index worker ready')
   // The dead worker's jobs come back once their lock expires (LOCK_MS + the stalled check).
   await drained(app, 90_000)
-  await waitFor('no job left in flight', async () => (await queued(app)).active === 0)
+  // A wake-up queued while a job ran waits until that job ends, then runs and finds nothing: the queue settles empty.
+  await waitFor('no job left in flight or waiting', async () => { const { active, waiting } = await queued(app); return active === 0 && waiting === 0 })
   t.match(await queued(app), { waiting: 0, active: 0, failed: 0 })
   t.same(await app.solr.maintenance.sync({ check: true }), noDrift, 'sync --check: zero drift')
   t.equal((await solrDocs(solr, 'Title:killed')).length, MIDWAY_TALKS)
@@ -92,11 +93,17 @@ t.test('SIGTERM: the worker finishes the jobs in flight, then exits 0', async t 
   t.equal((await solrDocs(solr, 'Title:stopped')).length, MIDWAY_TALKS)
 })
 
-t.test('batches: a worker delivers many objects per Solr update request', async t => {
+t.test('batches: a worker delivers many objects per Solr update request; its metrics time them', async t => {
   await create('Batched', 1000)
   const proxy = await countingProxy(t, solr)
-  const worker = await spawnService(t, 'app/worker.js', { ...workerEnv, SOLR_PORT: String(proxy.port) }, 'index worker ready')
+  const metricsPort = await freePort()
+  const worker = await spawnService(t, 'app/worker.js', { ...workerEnv, SOLR_PORT: String(proxy.port), METRICS_PORT: String(metricsPort) }, 'index worker ready')
   await drained(app, 90_000)
+  // The worker's own metrics (docs/operations.md, "Metrics"): the index calls to Solr are its, not the web process's.
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  const indexCalls = Number(/^solr_request_duration_seconds_count\{kind="index",outcome="ok"\} (\d+)$/m.exec(metrics)?.[1])
+  t.ok(indexCalls >= proxy.adds.length, `the worker's metrics count its index calls (${indexCalls}; ${proxy.adds.length} adds)`)
+  t.match(metrics, /^index_queue_jobs\{state="waiting"\} \d+$/m, 'and the queue')
   await worker.kill('SIGTERM')
   const documents = proxy.adds.reduce((sum, n) => sum + n, 0)
   t.equal(documents, 1000, 'every object sent once')
