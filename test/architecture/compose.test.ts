@@ -35,6 +35,10 @@ t.test('web, worker and the deploy run one image built from the top-level Docker
   }
   t.same(services.web.command, ['node', 'dist/app/server.js'])
   t.same(services.worker.command, ['node', 'dist/app/worker.js'])
+  for (const name of ['web', 'worker']) {
+    // Docker SIGKILLs after 10 s by default: the drain (5 s) and the wait for what is in flight (20 s) need more.
+    t.equal((services[name] as { stop_grace_period?: string }).stop_grace_period, '30s', `${name} is given the time its shutdown takes`)
+  }
   const [shell, flag, script] = services['solr-deploy'].command ?? []
   t.same([shell, flag], ['sh', '-c'])
   t.match(script, /^for node in solr1 solr2 solr3; do until node -e .*\/solr\/admin\/info\/system.* \$\$node; do sleep 2; done; done; /, 'waits for every node')
