@@ -1,14 +1,9 @@
 import t, { type Test } from 'tap'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createServer } from 'node:net'
-import { join } from 'node:path'
-import { chromium, type Locator, type Page, type Response } from 'playwright-core'
-import sharp from 'sharp'
-import { projectRoot } from '../../core/config/paths.js'
-import { ADMIN_PASSWORD, JWT_SECRET, freshDatabase } from '../helper.js'
+import { type Locator, type Page } from 'playwright-core'
+import { ADMIN_PASSWORD } from '../helper.js'
+import { heading, logIn, openSite, pathOf, photo, PHOTO_WIDTH } from './volto-harness.js'
 
 /**
  * Volto 18 (Plone's own frontend, from the npm registry) against the service, in Chromium, as an
@@ -20,80 +15,17 @@ import { ADMIN_PASSWORD, JWT_SECRET, freshDatabase } from '../helper.js'
  * and the event's dates. Volto runs as its operators run it (volto/run.mjs):
  * the production build (volto/prepare.mjs, run by `npm test`'s pretest) behind its own proxy, which
  * forwards `/++api++` to the service with Zope's virtual hosting path; server-side rendering calls
- * the service directly. A screenshot of every step is kept in test/browser/screenshots/.
+ * the service directly. A screenshot of every step is kept in test/browser/screenshots/editing/
+ * (test/browser/volto-harness.ts starts the service, Volto and Chromium).
  */
 // Twenty-six steps that each may wait 20 s when they fail: their report must arrive before tap's kill.
 t.setTimeout(600000)
 
-const voltoApp = join(projectRoot, 'volto')
-const screenshots = join(projectRoot, 'test', 'browser', 'screenshots')
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-/** Width of the images the editor uploads: wider than every scale Volto may ask for (huge is 1600). */
-const PHOTO_WIDTH = 2400
-/** A photo of one colour, as an editor uploads one. */
-const photo = async (background: string): Promise<Buffer> =>
-  await sharp({ create: { width: PHOTO_WIDTH, height: 1200, channels: 3, background } }).jpeg().toBuffer()
-/** What Volto shows instead of a page when the API refused or failed. */
-const ERROR_TEXTS = ['Server Error', 'Sorry, something went wrong', 'Forbidden', 'Unauthorized', 'Page not found', 'Connection refused']
-
-async function freePort (): Promise<number> {
-  return await new Promise(resolve => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-interface Running { child: ChildProcess, output: () => string }
-
-/** Spawns a process, keeps its output, and waits until `ready(output)` or fails with that output. */
-async function launch (name: string, args: string[], options: { cwd: string, env: Record<string, string> }, ready: () => Promise<boolean>): Promise<Running> {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString() })
-  t.teardown(async () => {
-    if (child.exitCode !== null) return
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-  })
-  const deadline = Date.now() + 60000
-  while (!await ready()) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start: ${output}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
-  return { child, output: () => output }
-}
-
-async function answers (url: string): Promise<boolean> {
-  try {
-    return (await fetch(url)).ok
-  } catch {
-    return false
-  }
-}
-
 t.test('Volto 18 edits the talks in Chromium', async t => {
-  t.ok(existsSync(chromiumPath), `Chromium at ${chromiumPath} (Debian's package "chromium"; .ci/run installs it)`)
-  t.ok(existsSync(join(voltoApp, 'build', 'server.js')), 'Volto is built (node volto/prepare.mjs, run by npm test)')
-  await rm(screenshots, { recursive: true, force: true })
-  await mkdir(screenshots, { recursive: true })
+  const { service, volto, page, auth, step, stored } = await openSite(t, 'editing')
 
-  const servicePort = await freePort()
-  const service = `http://127.0.0.1:${servicePort}`
-  await launch('the service', [join(projectRoot, 'dist', 'app', 'server.js')], {
-    cwd: projectRoot,
-    env: { PORT: String(servicePort), HOST: '127.0.0.1', DATABASE_URL: await freshDatabase(t), ADMIN_PASSWORD, JWT_SECRET, LOG_LEVEL: 'warn' }
-  }, async () => await answers(`${service}/@health`))
-
-  // A published talk without speaker and details: the add-on's view shows the first creator and the description.
-  const json = { accept: 'application/json', 'content-type': 'application/json' }
-  const login = await fetch(`${service}/@login`, { method: 'POST', headers: json, body: JSON.stringify({ login: 'admin', password: ADMIN_PASSWORD }) })
-  const { token } = await login.json() as { token: string }
-  const auth = { ...json, authorization: `Bearer ${token}` }
-  // The speaker's portrait, which a teaser of the talk shows.
+  // A published talk without speaker and details: the add-on's view shows the first creator and
+  // the description; the speaker's portrait, which a teaser of the talk shows.
   const portrait = { data: (await photo('#7a4988')).toString('base64'), encoding: 'base64', filename: 'portrait.jpg', 'content-type': 'image/jpeg' }
   const seeded = await fetch(`${service}/talks`, {
     method: 'POST',
@@ -103,56 +35,6 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   t.equal(seeded.status, 201, 'a talk to browse')
   t.equal((await fetch(`${service}/talks/plone-meets-fastify/@workflow/publish`, { method: 'POST', headers: auth })).status, 200, 'published')
 
-  const voltoPort = await freePort()
-  const volto = `http://127.0.0.1:${voltoPort}`
-  // As `npm run volto` runs it: Volto's proxy forwards the browser's /++api++ calls to the service.
-  await launch('Volto', [join(projectRoot, 'volto', 'run.mjs')], {
-    cwd: projectRoot,
-    env: { SERVICE_URL: service, VOLTO_PORT: String(voltoPort) }
-  }, async () => await answers(`${volto}/ok`))
-
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
-  t.teardown(async () => { await browser.close() })
-  // In UTC, so that the event's dates read the same on every machine.
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })
-  page.setDefaultTimeout(20000)
-
-  // What happened behind the page, reported with each step: refused or failed API calls, the
-  // writes and their answers, errors of the page's scripts.
-  let problems: string[] = []
-  page.on('pageerror', error => problems.push(`page error: ${error.message}`))
-  page.on('response', (response: Response) => {
-    const method = response.request().method()
-    if (response.url().includes('/++api++/') && (response.status() >= 400 || method !== 'GET')) {
-      const line = `${method} ${response.url().replace(volto, '')} → ${response.status()}`
-      problems.push(line)
-      // What the service said of a refused call, for the report.
-      if (response.status() >= 400) void response.text().then(body => { problems[problems.indexOf(line)] = `${line} ${body.slice(0, 300)}` }, () => {})
-    }
-  })
-
-  let stepNumber = 0
-  /** One step of the editor's path: run it, screenshot the page, and check no error page shows. */
-  const step = async (name: string, body: (t: Test) => Promise<void>): Promise<void> => {
-    const file = `${String(++stepNumber).padStart(2, '0')}-${name.replace(/\W+/g, '-').toLowerCase()}.png`
-    await t.test(name, async t => {
-      problems = []
-      try {
-        await body(t)
-        const text = await page.locator('body').innerText()
-        for (const error of ERROR_TEXTS) t.notOk(text.includes(error), `no "${error}" on ${page.url()}`)
-      } catch (error) {
-        t.fail(`${name}: ${(error as Error).message.split('\n')[0]}`)
-      } finally {
-        await page.screenshot({ path: join(screenshots, file), fullPage: true }).catch(() => {})
-        if (problems.length > 0) t.comment(`behind the page: ${problems.join('; ')}`)
-        const toasts = await page.locator('.Toastify').innerText().catch(() => '')
-        if (toasts.trim() !== '') t.comment(`notifications: ${toasts.replace(/\s+/g, ' ')}`)
-      }
-    })
-  }
-  const heading = async (page: Page): Promise<string> => await page.locator('h1.documentFirstHeading').first().innerText()
-  const pathOf = (page: Page): string => new URL(page.url()).pathname
   /** Brings a form field into view: Volto shows one fieldset (tab) at a time. */
   const showField = async (page: Page, id: string): Promise<void> => {
     const field = page.locator(`#field-${id}`)
@@ -189,11 +71,7 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
   })
 
   await step('log in', async t => {
-    await page.goto(`${volto}/login`)
-    await page.locator('#login').fill('admin')
-    await page.locator('#password').fill(ADMIN_PASSWORD)
-    await page.locator('#login-form-submit').click()
-    await page.locator('#toolbar-personal').waitFor()
+    await logIn(page, volto, 'admin', ADMIN_PASSWORD)
     t.pass('the toolbar shows the personal tools')
   })
 
@@ -275,8 +153,6 @@ t.test('Volto 18 edits the talks in Chromium', async t => {
     await widget.locator('.react-select__control').nth(2).click()
     await page.locator('.react-select__option', { hasText: new RegExp(`^${type}$`) }).click()
   }
-  /** An object as the service keeps it, read as the editor. */
-  const stored = async (path: string): Promise<Record<string, any>> => await (await fetch(`${service}${path}`, { headers: auth })).json() as Record<string, any>
   /** Saves the form and waits for Volto to leave it (`from`: the form's path ending, /add or /edit). */
   const save = async (from: string): Promise<void> => {
     await page.locator('#toolbar-save').click()
