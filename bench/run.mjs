@@ -61,6 +61,8 @@ const PROFILES = {
 }
 const ADMIN_PASSWORD = 'bench-admin-password'
 const MEMBER = { login: 'bench-member', password: 'bench-member-password' }
+/** A Member who reads /talks by a local role (`localReader`). */
+const LOCAL_READER = { login: 'bench-reader', password: 'bench-reader-password' }
 /**
  * The login flood stands for many clients from many addresses: throttling
  * (per login, per address) is raised out of reach so that every wrong
@@ -411,7 +413,12 @@ async function main () {
         say(`uploaded ${images.length} Images (${(images.reduce((sum, i) => sum + i.bytes, 0) / MB).toFixed(1)} MB of JPEG) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
         return images
       },
-      pages: async () => await newFolder(service.url, tokens.admin, 'bench-pages')
+      pages: async () => await newFolder(service.url, tokens.admin, 'bench-pages'),
+      localReader: async () => {
+        await call(service.url, 'POST', '/@users', { username: LOCAL_READER.login, email: 'bench-reader@example.org', password: LOCAL_READER.password, roles: ['Member'] }, tokens.admin)
+        await call(service.url, 'POST', '/talks/@sharing', { entries: [{ id: LOCAL_READER.login, type: 'user', roles: { Reader: true } }] }, tokens.admin)
+        return await login(service.url, LOCAL_READER)
+      }
     }
     /** Makes what the scenario needs into `ctx`, then GETs what it primes (each must answer 200). */
     const prepare = async (scenario, ctx) => {

@@ -31,8 +31,9 @@
  *
  * `needs` names what run.mjs makes through the API before the scenario, once
  * a run, and adds to `ctx` under that name (bench/media.mjs): `images`,
- * published Images of varied sizes with their scales' names, and `pages`, the
- * folder pages are created in. `prime(ctx)` gives paths that run.mjs GETs once
+ * published Images of varied sizes with their scales' names, `pages`, the
+ * folder pages are created in, and `localReader`, the token of a Member made
+ * Reader of /talks on its sharing page. `prime(ctx)` gives paths that run.mjs GETs once
  * before the scenario, unmeasured (what a scenario of kept answers needs kept).
  *
  * Reindexing into Solr, the raw ingest into the search server, the drain
@@ -240,6 +241,15 @@ export const SCENARIOS = [
     group: 'read',
     scaled: true,
     plan: ctx => ({ requests: [rotating('GET', ctx.talks, auth(ctx.tokens.member))], check: expectType('talk') })
+  },
+  {
+    // Issue 25: local roles count in every permission check; a reader's GET reads the roles of the talk's lineage.
+    id: 'get-talk-local-roles',
+    title: 'GET one talk, as a user who is Reader of /talks by @sharing (a local role)',
+    group: 'read',
+    scaled: true,
+    needs: ['localReader'],
+    plan: ctx => ({ requests: [rotating('GET', ctx.talks, auth(ctx.localReader))], check: expectType('talk') })
   },
   {
     id: 'get-folder',

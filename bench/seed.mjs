@@ -131,7 +131,7 @@ function batchStatement (talks) {
   const { p } = statement
   const values = (list) => `(${list.join(', ')})`
   const content = ({ obj: o }) => values([o.uid, o.parent_uid, o.id, o.path, o.portal_type, o.review_state, o.owner, o.creators,
-    JSON.stringify(o.local_roles), o.position, o.created, o.modified, JSON.stringify(o.data)].map(p))
+    JSON.stringify(o.local_roles), o.position, o.created, o.modified, JSON.stringify(o.data), o.local_roles_block ?? false].map(p))
   const history = ({ obj, history }) => history.map(h => values([obj.uid, h.seq, h.action, h.actor, '', h.review_state, h.time].map(p)))
   const catalogue = ({ obj }) => {
     const indexable = indexableOf({ obj, lineage: [...parent.lineage, obj], type })

@@ -1,7 +1,7 @@
 /**
  * The targets of issue 15 ("Performance at scale"), issue 22 (bounded work per request), issue
- * 23 ("Fast under real traffic": the varied traffic) and issue 24 (images, files and pages of
- * blocks), checked against a run's results. Each answers where the service stands and by how much it meets or
+ * 23 ("Fast under real traffic": the varied traffic), issue 24 (images, files and pages of
+ * blocks) and issue 25 (a reader by a local role), checked against a run's results. Each answers where the service stands and by how much it meets or
  * misses (`by`: the margin relative to the target, positive when met);
  * `met` is null when the run did not measure it, or not at the size the
  * target names (the quick profile stops at 1 000 talks).
@@ -196,6 +196,7 @@ export function checkTargets (report) {
         : { met: integrity.items === integrity.positions, by: null, standing: `/talks holds ${integrity.items} items at ${integrity.positions} distinct positions` })
     },
     { target: `authenticated GET >= ${pct(AUTH_FLOOR_SHARE)} of the floor`, ...everySize(withRatio(measured(results, 'get-talk-auth')), ratio, { min: AUTH_FLOOR_SHARE }, describeRatio) },
+    { target: `GET by a user with a local role >= ${pct(AUTH_FLOOR_SHARE)} of the floor`, ...everySize(withRatio(measured(results, 'get-talk-local-roles')), ratio, { min: AUTH_FLOOR_SHARE }, describeRatio) },
     { target: `GET one talk during a login flood (20 clients): p99 < ${FLOOD_P99_MS} ms`, ...everySize(measured(results, 'login-flood'), p99, { max: FLOOD_P99_MS }, describeP99) },
     { target: `GET one talk while Members send the largest accepted writes: p99 < ${HOSTILE_P99_MS} ms`, ...underHostileWrites(results) },
     { target: `Solr full text through the service >= ${pct(SOLR_FLOOR_SHARE)} of the search server's own rate at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'fulltext-solr')), ratio, { min: SOLR_FLOOR_SHARE }, describeRatio) },

@@ -2,6 +2,7 @@ import Type from 'typebox'
 import { voltoBlocks } from '../../core/content/blocks.js'
 import { defineContentType } from '../../core/content/declaration.js'
 import { dublinCore } from '../../schemas/dublincore.js'
+import { versioning } from '../../schemas/versioning.js'
 
 /**
  * Plone's Page: a page of the site, built of Volto's blocks. Folderish, as
@@ -13,7 +14,7 @@ export default defineContentType({
   title: 'Page',
   description: 'A page of the site, built of blocks.',
   folderish: true,
-  behaviors: [dublinCore, voltoBlocks],
+  behaviors: [dublinCore, voltoBlocks, versioning],
   schema: Type.Object({}),
   layout: 'document_view'
 })

@@ -3,6 +3,7 @@ import { voltoBlocks } from '../../core/content/blocks.js'
 import { defineContentType } from '../../core/content/declaration.js'
 import { dublinCore } from '../../schemas/dublincore.js'
 import { leadImage } from '../../schemas/lead-image.js'
+import { versioning } from '../../schemas/versioning.js'
 
 /** Plone's News Item: a page of blocks with a lead image; folderish, as plone.volto makes it (its images live inside it). */
 export default defineContentType({
@@ -10,7 +11,7 @@ export default defineContentType({
   title: 'News Item',
   description: 'An announcement, with a lead image.',
   folderish: true,
-  behaviors: [dublinCore, leadImage, voltoBlocks],
+  behaviors: [dublinCore, leadImage, voltoBlocks, versioning],
   schema: Type.Object({}),
   layout: 'newsitem_view'
 })

@@ -5,6 +5,7 @@ import { dublinCore } from '../../schemas/dublincore.js'
 import { eventBasic } from '../../schemas/event.js'
 import { Choice, Image, MultiChoice, RichText, TextLine } from '../../schemas/fields.js'
 import { lightningTalkIsShort } from './rules.js'
+import { versioning } from '../../schemas/versioning.js'
 
 /**
  * The conference talk of the Mastering Plone training (its REST chapter),
@@ -15,7 +16,7 @@ export default defineContentType({
   title: 'Talk',
   description: 'A talk, training, keynote or lightning talk submitted to the conference.',
   folderish: false,
-  behaviors: [dublinCore, eventBasic],
+  behaviors: [dublinCore, eventBasic, versioning],
   schema: Type.Object({
     type_of_talk: Choice({ title: 'Type of talk', vocabulary: 'types_of_talk', index: 'field' }),
     details: Type.Optional(RichText({

@@ -5,6 +5,7 @@ import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
 import { Pacer, runsOf } from '../pacing.js'
 import { CONTENT_COLUMN_TYPES, CREATORS, DATA, POSITION, contentValues, renamed, type NewObject } from './new-object.js'
 import { takePositions } from './positions.js'
+import { indexLinksOfMany } from './link-index.js'
 import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type Located } from './rows.js'
 
 /** The first key of the per-folder advisory lock under which an import looks for free ids. */
@@ -16,7 +17,8 @@ const IMPORT_LOCK_CLASS = 7340020
  * items' order, taken by its first statement (core/content/positions.ts), an
  * object whose id another took (in the folder, or earlier in the batch) under
  * the next free one, a taken explicit id a 409; then the histories, binaries,
- * catalogue rows and index operations (`reindexMany`). Returns the objects
+ * catalogue rows and index operations (`reindexMany`), and their links
+ * (core/content/link-index.ts). Returns the objects
  * as written, in their order.
  */
 export async function writeBatch (tx: Queryable, reindexMany: (objects: Located[]) => Promise<void>, parent: Located, objects: NewObject[]): Promise<Located[]> {
@@ -58,6 +60,7 @@ export async function writeBatch (tx: Queryable, reindexMany: (objects: Located[
       await tx.query(keepBinary(binary.store, '(SELECT $1::uuid AS uid) AS written', '$2::text', '$3::bytea'), [written[i].obj.uid, field, binary.bytes])
     }
   }
+  await indexLinksOfMany(tx, written)
   await reindexMany(written)
   return written
 }

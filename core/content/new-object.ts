@@ -46,11 +46,11 @@ export function creationEntry ({ obj, type }: Located, who: Principal): HistoryE
 }
 
 /** The SQL types of CONTENT_COLUMNS, in their order. */
-export const CONTENT_COLUMN_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text[]', 'jsonb', 'bigint', 'timestamptz', 'timestamptz', 'jsonb']
+export const CONTENT_COLUMN_TYPES = ['uuid', 'uuid', 'text', 'text', 'text', 'text', 'text', 'text[]', 'jsonb', 'bigint', 'timestamptz', 'timestamptz', 'jsonb', 'boolean']
 export const CREATORS = 7
 export const POSITION = 9
 export const DATA = 12
 
 /** A row's values in the order of CONTENT_COLUMNS, as parameters (JSON columns as text). */
 export const contentValues = (obj: ContentRow): unknown[] => [obj.uid, obj.parent_uid, obj.id, obj.path, obj.portal_type, obj.review_state, obj.owner,
-  obj.creators, JSON.stringify(obj.local_roles), obj.position, obj.created, obj.modified, JSON.stringify(obj.data)]
+  obj.creators, JSON.stringify(obj.local_roles), obj.position, obj.created, obj.modified, JSON.stringify(obj.data), obj.local_roles_block === true]

@@ -48,7 +48,7 @@ export class ContentReads {
     return result
   }
 
-  typeOf (obj: ContentRow): ContentType {
+  typeOf (obj: Pick<ContentRow, 'portal_type' | 'path'>): ContentType {
     const type = this.types.get(obj.portal_type)
     if (type === undefined) throw new Error(`Object ${obj.path} has the unknown type '${obj.portal_type}'`)
     return type

@@ -14,6 +14,8 @@ export interface ContentRow {
   owner: string | null
   creators: string[]
   local_roles: LocalRoles
+  /** Plone's `__ac_local_roles_block__`: local roles above this object do not count on it and below (absent: false). */
+  local_roles_block?: boolean
   position: number
   created: Date
   modified: Date
@@ -41,7 +43,7 @@ export function withChanges (located: Located, changes: Partial<ContentRow>): Lo
 /** One step of an object's workflow history. */
 export interface HistoryEntry { action: string | null, actor: string | null, comments: string, review_state: string, time: Date }
 
-export const CONTENT_COLUMNS = 'uid, parent_uid, id, path, portal_type, review_state, owner, creators, local_roles, position, created, modified, data'
+export const CONTENT_COLUMNS = 'uid, parent_uid, id, path, portal_type, review_state, owner, creators, local_roles, position, created, modified, data, local_roles_block'
 
 /** Plone's URL normaliser, for ids made from titles: ASCII, lower case, dashes. */
 export function idFromTitle (title: string): string {

@@ -8,6 +8,7 @@ import { imageFieldsOf } from './indexable.js'
 import { mapBlocks, mapHtmlLinks, servedLink, servedTeaser, type LinkTarget } from './links.js'
 import { summaryOf, type Reader, type Summary } from './summaries.js'
 import { isoDate, urlOf } from './urls.js'
+import { versionable } from './versions.js'
 
 const NO_LINKS: ReadonlyMap<string, LinkTarget> = new Map()
 
@@ -39,7 +40,7 @@ export const UNLOCKED = Object.freeze({ locked: false, stealable: true })
 
 /**
  * What Plone answers for the features this service does not have (discussion,
- * next/previous navigation, versioning, working copies, multilingual, rights
+ * next/previous navigation, working copies, multilingual, rights
  * and contributors as fields), so that clients find every key they read: new
  * lists and objects for every answer, which its caller may change.
  * Next/previous items, once they exist, are summaries: `Serializer.summary`.
@@ -148,6 +149,7 @@ export class Serializer {
     result.expires = isoDate(obj.data.expires as string | undefined)
     result.lock = { ...UNLOCKED }
     addAbsentFeatures(result)
+    if (versionable(type)) result.versioning_enabled = true
     for (const name of type.fields.keys()) {
       if (name === 'effective' || name === 'expires') continue
       result[name] = this.fieldValue(url, obj, type, name, obj.data[name], links)

@@ -7,8 +7,6 @@ import { Conflict, NotFound } from '../errors.js'
 import type { IndexOp, Outbox } from '../indexing/outbox.js'
 import type { Principal } from '../security/roles.js'
 import { OneAtATime } from '../one-at-a-time.js'
-import { dropBinaries, keepBinary, keepUploadedFile } from './blobs.js'
-import { endUpload } from './uploads.js'
 import { indexableOf } from './indexable.js'
 import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
@@ -20,24 +18,19 @@ import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type HistoryE
 import { ContentReads } from './reads.js'
 import { removeSubtree } from './subtree.js'
 import { Statement } from './statement.js'
+import { followChange } from './object-write.js'
+import { ACCESS_CHANGED, accessGuard } from './access-guard.js'
+import { FOLDER_MOVED, folderGone, idTaken } from './write-faults.js'
 import type { CheckedWrite } from './validation.js'
+import { DEFAULT_VERSIONS_KEPT, INITIAL_VERSION_NOTE, versionable, type VersionNote } from './versions.js'
 
 /** A change of an existing object: its new state computed from the current one (ContentStore.changeOptimistically). */
-type ObjectChange = (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry }>
+type ObjectChange = (current: Located) => Promise<{ changes: Partial<Pick<ContentRow, 'data' | 'review_state'>>, write?: CheckedWrite, history?: HistoryEntry, version?: VersionNote }>
 
 /** Imports whose ids cross another's: how often one that PostgreSQL ended as a deadlock starts over. */
 const MAX_DEADLOCK_ATTEMPTS = 5
 /** The write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
-
-/** Whether a write failed because the object's id (or path) is taken in its folder. */
-const idTaken = (err: unknown): boolean => {
-  const { code, constraint } = err as { code?: string, constraint?: string }
-  return code === '23505' && (constraint === 'content_parent_id' || constraint === 'content_path_key')
-}
-
-/** 404 for a create whose folder went while the request ran. */
-const folderGone = (parent: Located): Error => NotFound(parent.obj.path, `${parent.obj.path} was deleted while the request ran.`)
 
 /**
  * Where index operations go once recorded (the Solr indexer, or the queue
@@ -60,6 +53,13 @@ export interface Write {
   reindexMany: (objects: Located[]) => Promise<void>
   /** Records that these objects leave the indexes. */
   unindex: (uids: string[]) => Promise<void>
+  /**
+   * Records the index operations of objects whose catalogue rows the caller
+   * wrote itself, set-based (core/security/subtree-access.ts), in one
+   * statement; `rowsOnly`: objects whose content row alone changed (a
+   * folder's local roles), named as changed for what processes keep.
+   */
+  reindexed: (uids: string[], rowsOnly?: string[]) => Promise<void>
 }
 
 /**
@@ -80,6 +80,8 @@ export class ContentStore extends ContentReads {
   readonly writerId = randomUUID()
   /** This process's changes of one object, by uid: one at a time (`changeOptimistically`). */
   private readonly changing = new OneAtATime()
+  /** Versions kept per object of a versionable type (VERSIONS_KEPT, core/content/versions.ts). */
+  versionsKept = DEFAULT_VERSIONS_KEPT
 
   /** The types that may hold objects: a delete locks the objects of these types inside what it deletes. */
   private readonly folderishTypes: string[]
@@ -144,7 +146,11 @@ export class ContentStore extends ContentReads {
         tx,
         reindex: async (obj, lineage) => { await reindexMany([{ obj, lineage, type: this.typeOf(obj) }]) },
         reindexMany,
-        unindex: async uids => { await record('unindex', uids) }
+        unindex: async uids => { await record('unindex', uids) },
+        reindexed: async (uids, rowsOnly = []) => {
+          for (const uid of rowsOnly) changed.add(uid)
+          await record('index', uids)
+        }
       })
       // At its commit, to every process: which objects changed (a change of more than a message holds is one of any).
       if (changed.size > 0) await this.db.notifications.notify(tx, CATALOG_CHANGED, this.writerId, [...changed])
@@ -162,20 +168,31 @@ export class ContentStore extends ContentReads {
    * folder do not wait for each other's ids: the id is tried and, when another
    * create took it meanwhile, the next free one.
    */
-  async create (parent: Located, type: ContentType, write: CheckedWrite, who: Principal): Promise<Located> {
+  async create (parent: Located, type: ContentType, write: CheckedWrite, who: Principal, changeNote = INITIAL_VERSION_NOTE): Promise<Located> {
     let created = newObject(parent, type, write, who, new Date())
     const base = created.obj.id
     for (let attempt = 0; ; attempt++) {
       const { obj } = created
       try {
-        const values = (p: (value: unknown) => string): string[] => contentValues(obj).map((value, c) => c === POSITION ? '(SELECT position FROM taken)' : p(value))
+        // The position waits for the guard: a sharing change above the folder under way is waited for, then refuses it.
+        const values = (p: (value: unknown) => string): string[] => contentValues(obj).map((value, c) => c === POSITION ? `CASE WHEN ${accessGuard(p, parent.lineage)} THEN (SELECT position FROM taken) END` : p(value))
+        const version = versionable(type) ? { actor: who.userId, comment: changeNote } : undefined
         const written = await this.writeOne(created, p => `INSERT INTO content (${COLUMNS})
-          VALUES (${values(p).join(', ')}) RETURNING uid, position`, { history: creationEntry(created, who), write, placedIn: parent.obj.uid })
+          VALUES (${values(p).join(', ')}) RETURNING uid, position, data`, { history: creationEntry(created, who), write, placedIn: parent.obj.uid, version })
         // An INSERT that did not fail wrote its row.
         return written!
       } catch (err) {
         // The folder went while the request ran.
         if ((err as { code?: string }).code === '23503') throw folderGone(parent)
+        // The folder moved while the request ran (infra/migrations/021_redirects.sql): the object goes where the folder is now.
+        // Or its local roles (or those of a folder above it) changed: the object's access is computed from them as they are now.
+        if ([FOLDER_MOVED, ACCESS_CHANGED].includes((err as { code?: string }).code ?? '') && attempt < MAX_ID_ATTEMPTS) {
+          const moved = (await this.locateMany([parent.obj.uid])).get(parent.obj.uid)
+          if (moved === undefined) throw folderGone(parent)
+          parent = moved
+          created = renamed({ ...created, lineage: [...parent.lineage, obj] }, parent, obj.id)
+          continue
+        }
         if (!idTaken(err)) throw err
         if (write.id !== undefined) throw Conflict(`The id '${write.id}' is taken in ${parent.obj.path}.`)
         if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`No free id for '${base}' in ${parent.obj.path}; try again.`)
@@ -196,11 +213,17 @@ export class ContentStore extends ContentReads {
   async createMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.write(async ({ tx, reindexMany }) => await writeBatch(tx, reindexMany, parent, objects))
+        return await this.write(async ({ tx, reindexMany }) => {
+          // The folder's lineage held until the commit, its roles as the objects' access was computed from (core/content/access-guard.ts).
+          const guard = new Statement()
+          await tx.query(`SELECT ${accessGuard(guard.p, parent.lineage)}`, guard.params)
+          return await writeBatch(tx, reindexMany, parent, objects)
+        })
       } catch (err) {
         const { code } = err as { code?: string }
         // The folder went while the request ran.
         if (code === '23503') throw folderGone(parent)
+        if (code === FOLDER_MOVED || code === ACCESS_CHANGED) throw Conflict(`${parent.obj.path} was moved or shared anew while the request ran; try again.`)
         // Two imports that wait for each other's ids: PostgreSQL ended one; it starts over and then sees the other's.
         if (code === '40P01' && attempt < MAX_DEADLOCK_ATTEMPTS) continue
         throw err
@@ -215,7 +238,7 @@ export class ContentStore extends ContentReads {
    * meanwhile; otherwise the object is read again and `prepare` runs again on
    * the newer state. No change is merged into a state that another replaced.
    */
-  async update (located: Located, prepare: (current: Located, q: Queryable) => Promise<CheckedWrite>): Promise<Located> {
+  async update (located: Located, prepare: (current: Located, q: Queryable) => Promise<CheckedWrite>, note?: VersionNote): Promise<Located> {
     return await this.changeOptimistically(located, async current => {
       const write = await prepare(current, this.db)
       const data: Record<string, unknown> = { ...current.obj.data }
@@ -223,7 +246,7 @@ export class ContentStore extends ContentReads {
         if (value === null) delete data[key]
         else data[key] = value
       }
-      return { changes: { data }, write }
+      return { changes: { data }, write, version: note }
     })
   }
 
@@ -246,15 +269,17 @@ export class ContentStore extends ContentReads {
   private async changeUntilWritten (located: Located, change: ObjectChange): Promise<Located> {
     let current = located
     for (let attempt = 0; ; attempt++) {
-      const { changes, write, history } = await change(current)
+      const { changes, write, history, version } = await change(current)
       // Strictly later than the last change, so that ETags (and Solr's sync check) see every change.
       const modified = new Date(Math.max(Date.now(), current.obj.modified.getTime() + 1))
       const obj: ContentRow = { ...current.obj, ...changes, modified }
       const next: Located = { obj, lineage: [...current.lineage.slice(0, -1), obj], type: current.type }
+      // The guard, in the WHERE, runs before the row is locked: a sharing change of the object or above it first ends.
       const written = await this.writeOne(next, p => `UPDATE content SET data = ${p(JSON.stringify(obj.data))}, review_state = ${p(obj.review_state)}, modified = ${p(modified)}
-        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} RETURNING uid, position`,
+        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} AND ${accessGuard(p, current.lineage)} RETURNING uid, position, data`,
       // The history entry's time is the change's: the history and `modified` agree.
-      { write, history: history !== undefined ? { ...history, time: modified } : undefined, before: current })
+      { write, history: history !== undefined ? { ...history, time: modified } : undefined, before: current, version: versionable(current.type) ? version : undefined })
+        .catch((err: unknown) => { if ((err as { code?: string }).code === ACCESS_CHANGED) return null; throw err })
       if (written !== null) return written
       if (attempt >= 50) throw Conflict(`${located.obj.path} changes too often to be changed now; try again.`)
       current = await this.reread(located)
@@ -270,9 +295,9 @@ export class ContentStore extends ContentReads {
 
   /**
    * One write of one object as one statement: the row's change (`changed`,
-   * returning its uid and position when it changed something), its history
-   * entry, its images, its catalogue row, its index operation and the
-   * notification that the catalogue changed — all or nothing, one round trip.
+   * returning its uid, position and data when it changed something), what
+   * follows it (core/content/object-write.ts), its catalogue row, its index
+   * operation and the catalogue's notification — all or nothing, one round trip.
    * After it, as every write: this process's listeners, and the delivery of
    * the operation. Answers the object as written (null: `changed` changed nothing).
    * `before`: the object an update started from; the notification then names
@@ -281,27 +306,14 @@ export class ContentStore extends ContentReads {
    * first, as `taken` (core/content/positions.ts).
    */
   private async writeOne (result: Located, changed: (p: (value: unknown) => string) => string,
-    extras: { write?: CheckedWrite, history?: HistoryEntry, before?: Located, placedIn?: string }): Promise<Located | null> {
+    extras: { write?: CheckedWrite, history?: HistoryEntry, before?: Located, placedIn?: string, version?: VersionNote }): Promise<Located | null> {
     const operations = this.indexOperations?.recording() === true ? this.indexOperations : null
     const statement = new Statement()
     const { p } = statement
-    const { history, write, before, placedIn } = extras
+    const { history, write, before, placedIn, version } = extras
     if (placedIn !== undefined) statement.with('taken', takePositions(p(placedIn), '1'))
     statement.with('changed', changed(p))
-    if (history !== undefined) {
-      statement.with('history', `INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time)
-        SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
-          ${p(history.action)}, ${p(history.actor)}, ${p(history.comments)}, ${p(history.review_state)}, ${p(history.time)} FROM changed`)
-    }
-    for (const [i, [field, binary]] of [...write?.binaries ?? []].entries()) {
-      if (binary.upload !== undefined) statement.with(`upload${i}`, endUpload(p(binary.upload), 'changed'))
-      statement.with(`binary${i}`, 'bytes' in binary ? keepBinary(binary.store, 'changed', p(field), p(binary.bytes)) : keepUploadedFile('changed', p(field), `upload${i}`))
-    }
-    const cleared = Object.entries(write?.values ?? {}).filter(([, value]) => value === null).map(([field]) => field)
-    if (cleared.length > 0) {
-      statement.with('cleared_blobs', dropBinaries('blobs', 'changed', p(cleared)))
-      statement.with('cleared_files', dropBinaries('files', 'changed', p(cleared)))
-    }
+    followChange(statement, result, { history, write, before, version }, this.versionsKept)
     // The site root has no catalogue row: an update of it changes no column.
     let columns: readonly string[] | undefined = before !== undefined ? [] : undefined
     if (result.obj.path !== '/') {

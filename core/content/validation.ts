@@ -209,6 +209,9 @@ async function receive (name: string, field: Field | undefined, file: ReceivedFi
   return undefined
 }
 
+/** An id an object may have: 1 to 255 letters, digits, dots, dashes or underscores, not starting with `++`. */
+export const isValidId = (value: unknown): value is string => typeof value === 'string' && /^[a-z0-9][a-z0-9._-]{0,254}$/i.test(value) && !value.startsWith('++')
+
 /**
  * Checks a create or update body against a content type: unknown keys, each
  * field's schema, vocabularies, rich-text and image rules, required fields and
@@ -229,7 +232,7 @@ export async function checkWrite (type: ContentType, body: unknown, ctx: WriteCo
     if (key.startsWith('@') || READ_ONLY_KEYS.has(key)) continue
     if (key === 'id') {
       if (ctx.mode === 'update') continue
-      if (typeof value !== 'string' || !/^[a-z0-9][a-z0-9._-]{0,254}$/i.test(value) || value.startsWith('++')) {
+      if (!isValidId(value)) {
         errors.push(fieldError('id', 'An id is 1 to 255 letters, digits, dots, dashes or underscores.'))
       } else id = value
       continue

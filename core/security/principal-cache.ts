@@ -4,7 +4,7 @@ import { RecencyMap } from '../recency.js'
 import type { Principal } from './roles.js'
 import type { TokenClaims } from './token-form.js'
 
-/** The notification topics that end cached principals: a user changed or went, a session was revoked (keyed by its `jti`). */
+/** The notification topics that end cached principals: a user changed or went (no key: a group did, which ends all), a session was revoked (keyed by its `jti`). */
 export const USER_CHANGED = 'user'
 export const TOKEN_REVOKED = 'token'
 
@@ -42,8 +42,8 @@ export class PrincipalCache {
   private misses = 0
 
   constructor (private readonly notifications: Notifications) {
-    notifications.onChange(USER_CHANGED, userId => { if (userId === null) this.clear(); else this.dropUser(userId) })
-    notifications.onChange(TOKEN_REVOKED, jti => { if (jti === null) this.clear(); else this.dropSession(jti) })
+    notifications.onChange(USER_CHANGED, userId => { if (userId === null) this.dropAll(); else this.dropUser(userId) })
+    notifications.onChange(TOKEN_REVOKED, jti => { if (jti === null) this.dropAll(); else this.dropSession(jti) })
   }
 
   /** Changes whenever anything is dropped: read it before asking the database for what `set` will keep. */
@@ -100,7 +100,8 @@ export class PrincipalCache {
     unindex(this.tokensOfUser, entry.principal.userId!, token)
   }
 
-  private clear (): void {
+  /** Everything may have changed (a lost connection; a group's members or roles, which many users' principals hold). */
+  dropAll (): void {
     this.drops++
     this.byToken.clear()
     this.tokensOfSession.clear()

@@ -17,7 +17,11 @@ export const Permission = {
   Review: 'Review portal content',
   RequestReview: 'Request review',
   AccessInactive: 'Access inactive portal content',
-  ManagePortal: 'Manage portal'
+  ManagePortal: 'Manage portal',
+  AccessPreviousVersions: 'CMFEditions: Access previous versions',
+  RevertToPreviousVersions: 'CMFEditions: Revert to previous versions',
+  /** `@sharing` (plone.app.workflow): who may see and change an object's local roles. */
+  DelegateRoles: 'Sharing page: Delegate roles'
 } as const
 export type PermissionName = typeof Permission[keyof typeof Permission]
 
@@ -30,7 +34,11 @@ export const SITE_ROLE_MAP: Record<PermissionName, readonly string[]> = {
   [Permission.Review]: ['Manager', 'Site Administrator', 'Reviewer'],
   [Permission.RequestReview]: ['Manager', 'Site Administrator', 'Owner', 'Editor'],
   [Permission.AccessInactive]: ['Manager', 'Site Administrator', 'Owner'],
-  [Permission.ManagePortal]: ['Manager']
+  [Permission.ManagePortal]: ['Manager'],
+  // CMFEditions' (docs/versions.md): not Contributor, which every user holds in the talks' folder.
+  [Permission.AccessPreviousVersions]: ['Manager', 'Site Administrator', 'Owner', 'Editor', 'Reviewer'],
+  [Permission.RevertToPreviousVersions]: ['Manager', 'Site Administrator', 'Owner', 'Editor', 'Reviewer'],
+  [Permission.DelegateRoles]: ['Manager', 'Site Administrator', 'Owner', 'Editor']
 }
 
 /** The caller as the security checks see it. */
@@ -39,6 +47,8 @@ export interface Principal {
   userId: string | null
   fullname: string | null
   roles: string[]
+  /** The groups the user is in (their roles are in `roles` already); absent: none. */
+  groups?: string[]
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ userId: null, fullname: null, roles: [] }) as Principal
@@ -47,20 +57,37 @@ export const userPrincipal = (userId: string): string => `user:${userId}`
 
 /**
  * The principal ids a caller matches in `allowedRolesAndUsers` and in local
- * role maps: `Anonymous`, and for users `Authenticated`, `user:<id>` and their
- * global roles.
+ * role maps: `Anonymous`, and for users `Authenticated`, `user:<id>`, their
+ * global roles and `user:<group>` of each of their groups (Plone's
+ * `_listAllowedRolesAndUsers`: users and groups share one namespace), with
+ * Plone's virtual group of every logged-in user.
  */
 export function principalsOf (who: Principal): string[] {
   if (who.userId === null) return ['Anonymous']
-  return ['Anonymous', 'Authenticated', userPrincipal(who.userId), ...who.roles]
+  return ['Anonymous', 'Authenticated', userPrincipal(who.userId), ...who.roles, userPrincipal(AUTHENTICATED_GROUP), ...(who.groups ?? []).map(userPrincipal)]
 }
+
+/** Plone's virtual group of every logged-in user: local roles may be granted to it. */
+export const AUTHENTICATED_GROUP = 'AuthenticatedUsers'
 
 /** Local roles as stored on an object: principal id → roles. */
 export type LocalRoles = Record<string, string[]>
 
 /**
+ * The part of a lineage (root first) whose local roles count for its last
+ * object: from the nearest object that blocks acquisition (Plone's
+ * `__ac_local_roles_block__`: its own local roles count, those above it do
+ * not), else all of it. Global roles are not local: a block never ends them.
+ */
+export function acquiring<T extends { local_roles_block?: boolean }> (lineage: T[]): T[] {
+  for (let at = lineage.length - 1; at > 0; at--) if (lineage[at].local_roles_block === true) return lineage.slice(at)
+  return lineage
+}
+
+/**
  * The roles a caller has on an object: global roles, `Owner` when they own it,
- * and local roles granted on it or on any ancestor (Plone's acquisition).
+ * and local roles granted on it or on any ancestor (Plone's acquisition; the
+ * maps of `acquiring(lineage)`).
  */
 export function rolesOn (who: Principal, owner: string | null, localRoleMaps: LocalRoles[]): Set<string> {
   const roles = new Set<string>(who.userId === null ? ['Anonymous'] : ['Anonymous', 'Authenticated', ...who.roles])

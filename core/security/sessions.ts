@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Db } from '../db/db.js'
 import type { CacheFigures } from '../kept.js'
 import { TooManyRequests, Unauthorized, type ApiError } from '../errors.js'
-import { dummyHash, verifyPassword } from './passwords.js'
+import { dummyHash } from './passwords.js'
+import { verifyStoredPassword } from './legacy-hashes.js'
 import type { Principal } from './roles.js'
 import type { TokenClaims } from './token-form.js'
 import { PrincipalCache, TOKEN_REVOKED, type KnownSession } from './principal-cache.js'
@@ -82,7 +83,9 @@ export class Sessions {
       this.logins.throttled++
       throw TooManyRequests(reservation.retryAfter)
     }
-    const ok = await verifyPassword(password, user?.password_hash ?? await dummyHash())
+    const { ok, rehashed } = await verifyStoredPassword(password, user?.password_hash ?? await dummyHash())
+    // A hash brought from Plone (core/security/legacy-hashes.ts) gives way to the service's at its first success; the password is the same, so its tokens stay valid.
+    if (user !== undefined && rehashed !== null) await this.db.query('UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash = $3', [user.id, rehashed, user.password_hash])
     // A failure keeps its reservation: it was counted before the check.
     if (user === undefined || !ok) {
       this.logins.failed++
@@ -102,14 +105,17 @@ export class Sessions {
    */
   async principal (token: string, claims: TokenClaims): Promise<Principal> {
     const generation = this.principals.generation
-    const { rows } = await this.db.query<{ id: string, fullname: string | null, roles: string[], current: boolean, revoked: boolean }>(
-      `SELECT id, fullname, roles, token_key = $3 AS current, EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = $2) AS revoked
+    // The user's groups and the roles they give, in the same statement (core/security/groups.ts).
+    const { rows } = await this.db.query<{ id: string, fullname: string | null, roles: string[], groups: string[], group_roles: string[], current: boolean, revoked: boolean }>(
+      `SELECT id, fullname, roles, token_key = $3 AS current, EXISTS (SELECT 1 FROM revoked_sessions WHERE jti = $2) AS revoked,
+         ARRAY(SELECT group_id FROM group_members WHERE user_id = users.id ORDER BY group_id) AS groups,
+         ARRAY(SELECT DISTINCT unnest(groups.roles) FROM group_members JOIN groups ON groups.id = group_id WHERE user_id = users.id) AS group_roles
        FROM users WHERE id = $1`, [claims.sub, claims.jti, claims.token_key])
     const user = rows[0]
     if (user === undefined) throw Unauthorized('The authentication token names an unknown user.')
     if (!user.current) throw Unauthorized('The authentication token was issued before its user was re-created or changed password. Log in again.')
     if (user.revoked) throw SessionEnded()
-    const principal = { userId: user.id, fullname: user.fullname, roles: user.roles }
+    const principal = { userId: user.id, fullname: user.fullname, roles: [...new Set([...user.roles, ...user.group_roles])], groups: user.groups }
     this.principals.set(token, { principal, claims }, generation)
     return principal
   }
@@ -131,6 +137,11 @@ export class Sessions {
   /** A user changed or went: the principals of its tokens are read anew (core/security/users.ts notifies other processes). */
   userChanged (userId: string): void {
     this.principals.dropUser(userId)
+  }
+
+  /** A group changed or went: every principal is read anew (core/security/groups.ts notifies other processes). */
+  groupsChanged (): void {
+    this.principals.dropAll()
   }
 
   /**

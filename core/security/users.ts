@@ -6,7 +6,8 @@ import { USER_CHANGED } from './principal-cache.js'
 /** The member properties besides the login: free text, `null` when unset. */
 export interface MemberProperties { description?: string | null, home_page?: string | null, location?: string | null }
 export interface UserRecord { id: string, email: string | null, fullname: string | null, roles: string[], created: Date, description: string | null, home_page: string | null, location: string | null }
-export interface NewUser extends MemberProperties { username: string, email: string, password: string, fullname?: string, roles?: string[] }
+/** `passwordHash`: a user brought from another site (core/exchange) keeps its hash, verified at its first login and then replaced (core/security/legacy-hashes.ts). */
+export interface NewUser extends MemberProperties { username: string, email: string, password: string, passwordHash?: string, fullname?: string, roles?: string[] }
 export interface UserChanges extends MemberProperties {
   email?: string
   password?: string
@@ -48,13 +49,19 @@ export class Users {
     return rows
   }
 
+  /** The full names of these users (those deleted, or without one, are absent): one query, for lists that name their actors. */
+  async fullnames (ids: readonly string[]): Promise<Map<string, string>> {
+    const { rows } = await this.db.query<{ id: string, fullname: string }>('SELECT id, fullname FROM users WHERE id = ANY($1::text[]) AND fullname IS NOT NULL AND fullname <> \'\'', [[...new Set(ids)]])
+    return new Map(rows.map(r => [r.id, r.fullname]))
+  }
+
   async get (id: string): Promise<UserRecord | undefined> {
     return (await this.db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id])).rows[0]
   }
 
   /** 409 when the user name or the e-mail address is a login of another user. */
   async create (user: NewUser): Promise<UserRecord> {
-    const passwordHash = await hashPassword(user.password) // before the lock: scrypt takes its time
+    const passwordHash = user.passwordHash ?? await hashPassword(user.password) // before the lock: scrypt takes its time
     return await this.db.transaction(async tx => {
       await this.claimLogins(tx, user.username, user.email)
       // The unique indexes still catch a writer that did not take the lock.
@@ -137,7 +144,8 @@ export class Users {
    * writes, the second sees the first. The unique indexes of
    * 002_unique_logins.sql stay as the database's own guard within each column.
    *
-   * A new user name may not be a retired id either (`remove`). Users and
+   * A new user name may not be a retired id either (`remove`), nor a group's
+   * (core/security/groups.ts: one namespace of principals). Users and
    * retired ids are read in one statement, so in one snapshot: a delete that
    * commits during the create is seen whole (the user gone and its id
    * retired) or not at all (the user still there), never half.
@@ -148,6 +156,7 @@ export class Users {
       `SELECT id, email FROM users WHERE (lower(id) IN (lower($1), lower($2)) OR lower(email) IN (lower($1), lower($2)))
        AND id IS DISTINCT FROM $3
        UNION ALL SELECT NULL, NULL FROM retired_user_ids WHERE login_key = lower($1)
+       UNION ALL SELECT id, NULL FROM groups WHERE lower(id) = lower($1)
        LIMIT 1`, [username, email, except])
     const taken = rows[0]
     if (taken === undefined) return

@@ -26,7 +26,8 @@ export interface Workflow {
   transitions: Record<string, Transition>
 }
 
-const privateViewers = ['Manager', 'Site Administrator', 'Owner', 'Editor'] as const
+// Reader: the sharing page's "Can view" (local roles only: no user holds it globally).
+const privateViewers = ['Manager', 'Site Administrator', 'Owner', 'Editor', 'Reader'] as const
 
 export const simplePublication: Workflow = {
   id: 'simple_publication_workflow',

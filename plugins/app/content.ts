@@ -42,6 +42,7 @@ declare module 'fastify' {
 /** Loads the content types and gives the catalogue the columns they declare. */
 export default fp(async fastify => {
   const { types, catalog, outbox, content } = await openContent(fastify.db, fastify.contentTypeDirs)
+  content.versionsKept = fastify.config.VERSIONS_KEPT
   fastify.decorate('contentTypes', types)
   fastify.decorate('catalog', catalog)
   const results = new KeptResults(fastify.db.notifications, content.writerId, fastify.config.KEPT_ROWS_BYTES)

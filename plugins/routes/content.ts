@@ -10,9 +10,11 @@ import type { Located } from '../../core/content/rows.js'
 import type { Queryable } from '../../core/db/db.js'
 import { BadRequest, Conflict, Forbidden, MethodNotAllowed, NotFound, quote } from '../../core/errors.js'
 import { Permission } from '../../core/security/roles.js'
-import { checkWrite, type WriteContext } from '../../core/content/validation.js'
+import { checkWrite, type CheckedWrite, type WriteContext } from '../../core/content/validation.js'
 import { checkWritePermissions, lockToken, writeContext as writeContextOf } from '../support/writes.js'
 import { byteRange } from '../support/byte-range.js'
+import { renameIfAsked } from '../support/rename.js'
+import { changesFields, prepareOrdering, splitOrdering } from '../support/ordering.js'
 import { disposition, SHOWN_TYPES, type FileMeta } from '../support/downloads.js'
 import { addressOf, queryOf } from '../support/url.js'
 import { lockInfo } from '../../core/content/locks.js'
@@ -21,6 +23,7 @@ import { KeptScales } from '../../core/content/image/kept-scales.js'
 import { askedScale, imageVersion, type ImageMeta } from '../../core/content/image/scales.js'
 import { linkTargets } from '../../core/content/links.js'
 import { urlOf } from '../../core/content/urls.js'
+import { changeNoteOf, INITIAL_VERSION_NOTE, versionable } from '../../core/content/versions.js'
 import { parseZopeQuery } from '../../core/query/zope.js'
 import { can } from '../../core/security/permissions.js'
 
@@ -113,28 +116,37 @@ export default fp(async fastify => {
     if (!parent.type.allows(type)) throw Forbidden(`Disallowed subobject type: ${quote(typeName)}.`)
     const write = await checkWrite(type, body, writeContext(request, {}, 'create'))
     checkWritePermissions(request, { lineage: parent.lineage, type }, write, {})
-    const created = await content.create(parent, type, write, request.principal)
+    const created = await content.create(parent, type, write, request.principal, versionable(type) ? changeNoteOf(body, INITIAL_VERSION_NOTE) : undefined)
     const url = urlOf(request.baseUrl, created.obj.path)
     return reply.code(201).header('location', url).header('etag', etagOf(created)).send(await afterWriting(async () => await serialized(request, reply, created)))
   }
 
   async function patchContent (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const located = await requireContext(content, request, Permission.Modify)
-    await fastify.locks.assertWritable(located.obj.uid, lockToken(request), located.lock)
+    const checked = await requireContext(content, request, Permission.Modify)
+    await fastify.locks.assertWritable(checked.obj.uid, lockToken(request), checked.lock)
+    // The version the edit leaves (core/content/versions.ts), with the change note the body sends (checked before anything is written).
+    const note = versionable(checked.type) ? { actor: request.principal.userId, comment: changeNoteOf(request.body) } : undefined
+    // An `id` other than its own renames the object first (plugins/support/rename.ts).
+    const located = await renameIfAsked(fastify, request, checked)
     const ifMatch = request.headers['if-match']
+    // `ordering` and `sort` reorder a folder's items (plugins/support/ordering.ts); the rest of the body is its fields.
+    const { fields, keys } = splitOrdering(request.body)
+    const reorder = keys === null ? null : await prepareOrdering(fastify, request, located, keys)
     // Checked against the object as it is now (again on every retry of the store's version
     // check): a concurrent edit or transition may have changed what the caller may do and what the body means.
-    const updated = await content.update(located, async (current, tx) => {
+    const prepare = async (current: Located, tx: Queryable): Promise<CheckedWrite> => {
       if (!can(request.principal, Permission.Modify, current)) {
         throw denied(request, `You lack the permission '${Permission.Modify}' on ${current.obj.path}.`)
       }
-      const write = await checkWrite(current.type, request.body, writeContext(request, current.obj.data, 'update', tx))
+      const write = await checkWrite(current.type, fields, writeContext(request, current.obj.data, 'update', tx))
       checkWritePermissions(request, current, write, current.obj.data)
       if (ifMatch !== undefined && ifMatch !== '*' && !ifMatch.split(',').map(s => s.trim().replace(/^W\//, '')).includes(etagOf(current))) {
         throw Conflict('The object was changed since you read it (If-Match does not match its ETag).')
       }
       return write
-    })
+    }
+    const updated = reorder !== null && !changesFields(fields) ? located : await content.update(located, prepare, note)
+    if (reorder !== null) await reorder()
     void reply.header('etag', etagOf(updated))
     if (/return=representation/i.test(String(request.headers.prefer ?? ''))) {
       return reply.code(200).send(await afterWriting(async () => await serialized(request, reply, updated)))

@@ -41,6 +41,20 @@ const errorResponses = Object.fromEntries([400, 401, 403, 404].map(s => [s, { $r
  * `@controlpanels` (Manager): the search-server settings. Declarative values
  * (environment, SOLR_CONFIG_FILE) win and are reported as locked.
  */
+/**
+ * Plone's user and group settings, which Volto's users and groups panels read (`many_users`,
+ * `many_groups`: whether to list everyone before a search): fixed here, both lists are bounded
+ * and searched on the server. Read only, and not listed (Volto has panels of its own for them).
+ */
+const USER_GROUP_PANEL = 'usergroup'
+const userGroupPanel = (baseUrl: string): Record<string, unknown> => ({
+  '@id': urlOf(baseUrl, `/@controlpanels/${USER_GROUP_PANEL}`),
+  group: 'Users',
+  title: 'Users and Groups',
+  data: { many_groups: false, many_users: false, email_as_login: false },
+  schema: { type: 'object', properties: {}, required: [], fieldsets: [] }
+})
+
 /** Every control-panel route's answer to a caller without the Manager role. */
 const MANAGER_ONLY = 'The control panels need the Manager role.'
 
@@ -73,6 +87,7 @@ export default fp(async fastify => {
   }, async request => {
     requireManager(request, MANAGER_ONLY)
     const { name } = request.params as { name: string }
+    if (name === USER_GROUP_PANEL) return userGroupPanel(request.baseUrl)
     if (name !== PANEL) throw NotFound(request.absoluteUrl(request.url), `No control panel '${name}'.`)
     const locked = new Set(settings.lockedNames())
     const data: Record<string, unknown> = { ...settings.current }

@@ -4,6 +4,7 @@ import Type, { type TNull, type TSchema, type TUnion } from 'typebox'
 import { BadRequest, Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { GLOBAL_ROLES, Permission, SITE_ROLE_MAP, allows, type Principal } from '../../core/security/roles.js'
 import { ADMIN_USER, type UserChanges, type UserRecord } from '../../core/security/users.js'
+import { groupsOfUsers, VIRTUAL_GROUP } from '../../core/security/groups.js'
 import { addressOf } from '../support/url.js'
 import { isoDate, urlOf } from '../../core/content/urls.js'
 
@@ -63,7 +64,8 @@ function requireManager (who: Principal, self?: string): void {
 /** `@users` as in plone.restapi: Managers manage users; users read and change themselves (not their roles). */
 export default fp(async fastify => {
   const { users } = fastify
-  const serialize = (baseUrl: string, u: UserRecord): Record<string, unknown> => ({
+  /** `groups`: the user's groups (groupsOfUsers), besides Plone's virtual group of every logged-in user. */
+  const serialize = (baseUrl: string, u: UserRecord, groups: Array<{ id: string, title: string }> = []): Record<string, unknown> => ({
     '@id': urlOf(baseUrl, `/@users/${u.id}`),
     id: u.id,
     username: u.id,
@@ -75,8 +77,7 @@ export default fp(async fastify => {
     home_page: u.home_page,
     location: u.location,
     portrait: null,
-    // This site has no groups of its own: every user is in Plone's implicit group of authenticated users.
-    groups: { '@id': urlOf(baseUrl, '/@users'), items: [{ id: 'AuthenticatedUsers', title: 'AuthenticatedUsers' }], items_total: 1 }
+    groups: { '@id': urlOf(baseUrl, '/@users'), items: [{ id: VIRTUAL_GROUP.id, title: VIRTUAL_GROUP.id }, ...groups], items_total: groups.length + 1 }
   })
   const notFound = (request: FastifyRequest): Error => NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
 
@@ -85,7 +86,9 @@ export default fp(async fastify => {
   }, async request => {
     requireManager(request.principal)
     const { query } = request.query as { query?: string }
-    const items = (await users.list(query)).map(u => serialize(request.baseUrl, u))
+    const listed = await users.list(query)
+    const groups = await groupsOfUsers(fastify.db, listed.map(u => u.id))
+    const items = listed.map(u => serialize(request.baseUrl, u, groups.get(u.id)))
     return { '@id': urlOf(request.baseUrl, '/@users'), items, items_total: items.length }
   })
 
@@ -119,7 +122,7 @@ export default fp(async fastify => {
     requireManager(request.principal, id)
     const user = await users.get(id)
     if (user === undefined) throw notFound(request)
-    return serialize(request.baseUrl, user)
+    return serialize(request.baseUrl, user, (await groupsOfUsers(fastify.db, [user.id])).get(user.id))
   })
 
   fastify.patch('/@users/:id', {

@@ -1,14 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
-import { denied, requireContext } from '../support/access.js'
+import { requireContext } from '../support/access.js'
+import { mayReadHistory, stateTitle } from '../support/workflow-history.js'
 import type { HistoryEntry, Located } from '../../core/content/rows.js'
 import { BadRequest } from '../../core/errors.js'
-import { Permission, type Principal } from '../../core/security/roles.js'
 import { isoDate, urlOf } from '../../core/content/urls.js'
-import { stateOf } from '../../core/security/workflow.js'
 import { clientDate, type TransitionDates } from '../../core/content/transitions.js'
-import { can } from '../../core/security/permissions.js'
 
 /** A date-time with or without a UTC offset (no offset = UTC). */
 const ClientDate = Type.String({ maxLength: 64, description: 'ISO 8601 date-time; without a UTC offset it is UTC' })
@@ -29,8 +27,6 @@ const Entry = Type.Object({
 export default fp(async fastify => {
   const { content, transitions } = fastify
 
-  const stateTitle = (located: Located, state: string): string =>
-    (located.type.workflow !== null ? stateOf(located.type.workflow, state)?.title : undefined) ?? state
   const entryOf = (located: Located, e: HistoryEntry): Record<string, unknown> => ({
     action: e.action,
     actor: e.actor,
@@ -39,10 +35,6 @@ export default fp(async fastify => {
     time: isoDate(e.time),
     title: stateTitle(located, e.review_state)
   })
-  /** The history is shown to those who may review or request review, as in Plone. */
-  const mayReadHistory = (located: Located, who: Principal): boolean =>
-    can(who, Permission.Review, located) || can(who, Permission.RequestReview, located)
-
   fastify.get('/@workflow', {
     schema: {
       summary: 'Workflow state, history and available transitions (on any content path)',
@@ -64,29 +56,6 @@ export default fp(async fastify => {
       transitions: transitions.available(located, request.principal).map(([id, t]) => ({ '@id': `${url}/@workflow/${id}`, title: t.title }))
     }
   }
-
-  // plone.restapi's @history without versioning: the workflow's entries, oldest first, for those who may read them.
-  fastify.get('/@history', {
-    schema: { summary: 'The workflow history of the object (on any content path)', tags: ['workflow'], security: [{ bearer: [] }], response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })), ...errorResponses } }
-  }, async request => {
-    const located = await requireContext(content, request)
-    if (located.type.workflow === null) return []
-    if (!mayReadHistory(located, request.principal)) throw denied(request, `You may not read the history of ${located.obj.path}.`)
-    const transitionTitles = located.type.workflow.transitions
-    return (await transitions.history(located.obj.uid)).map(e => {
-      const title = e.action === null ? 'Create' : Object.hasOwn(transitionTitles, e.action) ? transitionTitles[e.action].title : e.action
-      return {
-        action: e.action ?? 'Create',
-        actor: { '@id': urlOf(request.baseUrl, `/@users/${e.actor ?? ''}`), fullname: e.actor, id: e.actor, username: null },
-        comments: e.comments,
-        review_state: e.review_state,
-        state_title: stateTitle(located, e.review_state),
-        time: isoDate(e.time),
-        transition_title: title,
-        type: 'workflow'
-      }
-    })
-  })
 
   // Without a transition name the path would fall through to "create content" (POST <folder>).
   fastify.post('/@workflow', {

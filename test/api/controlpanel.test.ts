@@ -13,6 +13,12 @@ t.test('the Solr control panel: defaults, changes, permissions', async t => {
   t.equal((await call('GET', PANEL)).statusCode, 401, 'anonymous')
   t.equal((await call('GET', PANEL, undefined, await tokenFor('rita', ['Reviewer']))).statusCode, 403, 'a reviewer')
   t.equal((await call('GET', '/@controlpanels/unknown', undefined, admin)).statusCode, 404)
+  // Plone's user and group settings, read by Volto's users and groups panels: fixed, read only, unlisted.
+  const usergroup = await call('GET', '/@controlpanels/usergroup', undefined, admin)
+  t.match(usergroup.json(), { '@id': 'http://localhost:80/@controlpanels/usergroup', data: { many_groups: false, many_users: false } })
+  t.equal((await call('GET', '/@controlpanels/usergroup', undefined, await tokenFor('rita', ['Reviewer']))).statusCode, 403)
+  t.equal((await call('PATCH', '/@controlpanels/usergroup', { many_users: true }, admin)).statusCode, 404, 'nothing of it changes')
+  t.notOk((await call('GET', '/@controlpanels', undefined, admin)).json().some((p: { '@id': string }) => p['@id'].endsWith('/usergroup')), 'not listed')
 
   const read = await call('GET', PANEL, undefined, admin)
   t.equal(read.statusCode, 200)

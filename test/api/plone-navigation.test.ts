@@ -24,6 +24,7 @@ t.test('expansion and the navigation services', async t => {
     const plain = (await call('GET', talk, undefined, owner)).json()
     t.same(plain['@components'], {
       actions: { '@id': `${BASE}${talk}/@actions` },
+      aliases: { '@id': `${BASE}${talk}/@aliases` },
       breadcrumbs: { '@id': `${BASE}${talk}/@breadcrumbs` },
       contextnavigation: { '@id': `${BASE}${talk}/@contextnavigation` },
       navigation: { '@id': `${BASE}${talk}/@navigation` },
@@ -80,11 +81,13 @@ t.test('expansion and the navigation services', async t => {
     t.same(anon.object_buttons, [])
     t.same(anon.site_actions, ['sitemap', 'accessibility', 'contact'])
     t.same(anon.portal_tabs, ['index_html'])
-    t.same((await ids(talk, owner)).object, ['view', 'edit', 'history'], 'the owner may edit the talk and read its history')
-    t.same((await ids(talk, owner)).object_buttons, ['delete'])
+    t.same((await ids(talk, owner)).object, ['view', 'edit', 'history', 'local_roles'], 'the owner may edit the talk, read its history and share it')
+    t.same((await ids(talk, owner)).object_buttons, ['cut', 'copy', 'delete', 'rename'], 'the owner may move, copy, delete and rename the talk')
+    t.same((await ids('/talks', owner)).object_buttons, ['copy', 'paste'], 'members add talks in /talks: they may paste there')
+    t.same((await ids('/', admin)).object_buttons, ['paste'], 'the site root is neither moved nor deleted')
     t.same((await ids('/talks', owner)).object, ['view', 'folderContents'], 'members add talks in /talks: they see its contents')
-    t.same((await ids('/talks', editor)).object, ['view', 'edit', 'folderContents', 'history'])
-    t.same((await ids('/', admin)).object, ['view', 'edit', 'folderContents'], 'the site root is edited too (Volto\'s home page)')
+    t.same((await ids('/talks', editor)).object, ['view', 'edit', 'folderContents', 'history', 'local_roles'])
+    t.same((await ids('/', admin)).object, ['view', 'edit', 'folderContents', 'local_roles'], 'the site root is edited too (Volto\'s home page)')
     t.same((await ids('/', admin)).user, ['preferences', 'plone_setup', 'logout'])
     t.same((await ids('/', owner)).user, ['preferences', 'logout'])
   })

@@ -53,14 +53,15 @@ t.test('workflow bodies from Plone clients', async t => {
     t.equal((await call('GET', `${otherPath}/child`, undefined, admin)).json().review_state, 'private', 'without include_children the child stays')
   })
 
-  await t.test('@history: the workflow entries, as plone.restapi without versioning', async t => {
+  await t.test('@history: the workflow entries with the versions, newest first, as plone.restapi (test/api/plone-history.test.ts)', async t => {
     const talk = await newTalk('With a history')
     await call('POST', `${talk}/@workflow/submit`, { comment: 'please' }, owner)
     const res = await call('GET', `${talk}/@history`, undefined, owner)
     t.equal(res.statusCode, 200, res.body)
     t.match(res.json(), [
+      { action: 'submit', transition_title: 'Submit for publication', comments: 'please', review_state: 'pending', state_title: 'Pending review', type: 'workflow' },
       { action: 'Create', transition_title: 'Create', review_state: 'private', state_title: 'Private', type: 'workflow', actor: { '@id': 'http://localhost:80/@users/olga', id: 'olga' } },
-      { action: 'submit', transition_title: 'Submit for publication', comments: 'please', review_state: 'pending', state_title: 'Pending review', type: 'workflow' }
+      { action: 'Edited', type: 'versioning', version: 0 }
     ])
     t.equal((await call('GET', `${talk}/@history`, undefined, await tokenFor('mia'))).statusCode, 403, 'others may not even view it')
     t.same((await call('GET', '/@history', undefined, admin)).json(), [], 'the site root has no workflow')

@@ -1,0 +1,89 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { pathToFileURL } from 'node:url'
+import { loadConfig } from '../core/config/config.js'
+import { Vocabularies } from '../core/content/vocabularies.js'
+import { exportSite } from '../core/exchange/exporter.js'
+import { importSite } from '../core/exchange/site.js'
+import { zipFolder } from '../core/exchange/zip.js'
+import { Groups } from '../core/security/groups.js'
+import { Users } from '../core/security/users.js'
+import { progressPrinter } from './cli.js'
+import { createLogger } from './log.js'
+import { openServices } from './services.js'
+
+const USAGE = `usage: npm run site -- import <folder or .zip> [--max-objects N] [--max-zip-bytes N]
+       npm run site -- export <folder or .zip> [--path /sub/tree]
+  import <folder>   a plone.exportimport export (content/, principals.json, …), or its zip
+                    (unpacked to at most --max-zip-bytes, 64 GiB by default): users and groups,
+                    then content, parents first, in batches of whole objects (resumable: run it
+                    again after an interruption; objects are matched by UID, never duplicated);
+                    prints what was imported and what was not, and why (exit code 1 if anything
+                    was left out)
+  export <folder>   the site (or the subtree at --path) in the same format, into a new folder
+                    (or a new zip when the name ends in .zip)`
+
+/** What a zip may unpack to by default (a site's blobs): a zip bomb stops here. */
+const ZIP_MAX_BYTES = 64 * 1024 ** 3
+const zipMaxBytes = (text: string): number => /^[1-9]\d{0,15}$/.test(text) ? Number(text) : NaN
+
+/** A data.json is read whole: at most this many bytes (a Plone page with many blocks is some hundreds of KB). */
+const JSON_MAX_BYTES = 16 * 1024 * 1024
+
+type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
+
+/**
+ * `npm run site`: a Plone site in and out, in plone.exportimport's format
+ * (docs/moving-a-plone-site.md), with the server's configuration and the
+ * core services the index worker has; the report on stdout, the progress on stderr.
+ */
+export async function main (argv: string[], out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { path: { type: 'string' }, 'max-objects': { type: 'string', default: '1000000' }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, help: { type: 'boolean', default: false } }
+  })
+  const [op, folder] = positionals
+  const maxObjects = Number(values['max-objects'])
+  if (values.help || folder === undefined || !['import', 'export'].includes(op) || !Number.isSafeInteger(maxObjects) || maxObjects < 1 || Number.isNaN(zipMaxBytes(values['max-zip-bytes']))) {
+    out.write(`${USAGE}\n`)
+    return values.help ? 0 : 2
+  }
+  const config = loadConfig()
+  const log = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2)
+  const services = await openServices(config, log, 'cli')
+  try {
+    if (op === 'export') {
+      const zip = folder.endsWith('.zip')
+      const into = zip ? await mkdtemp(join(tmpdir(), 'plone-export-')) : folder
+      try {
+        const { objects, blobs } = await exportSite(services.db, services.types, into, { path: values.path, progress: done => err.write(`export: ${done} objects\n`) })
+        if (zip) await zipFolder(into, folder)
+        out.write(`exported ${objects} objects and ${blobs} blobs into ${folder}\n`)
+      } finally {
+        if (zip) await rm(into, { recursive: true, force: true })
+      }
+      return 0
+    }
+    const vocabularies = new Vocabularies(services.db, services.types)
+    const report = await importSite(folder, { content: services.content, types: services.types, users: new Users(services.db), groups: new Groups(services.db) },
+      { jsonMaxBytes: JSON_MAX_BYTES, maxObjects, imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES, zipMaxBytes: zipMaxBytes(values['max-zip-bytes']) },
+      {
+        writeContext: { tokens: async name => await vocabularies.tokens(name), imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES },
+        progress: progressPrinter('import', err)
+      })
+    out.write(`${report.lines().join('\n')}\n`)
+    return report.toJSON().problems.length > 0 ? 1 : 0
+  } finally {
+    await services.close()
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(code => { process.exitCode = code }, err => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`)
+    process.exitCode = 1
+  })
+}

@@ -1,0 +1,207 @@
+import { createReadStream } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { keepBinary } from '../content/blobs.js'
+import { writeBatch } from '../content/batch-write.js'
+import { newObject, type NewObject } from '../content/new-object.js'
+import { withChanges, type HistoryEntry, type Located } from '../content/rows.js'
+import type { ContentStore } from '../content/store.js'
+import { checkWrite, type CheckedWrite, type WriteContext } from '../content/validation.js'
+import type { Queryable } from '../db/db.js'
+import { ApiError } from '../errors.js'
+import type { ExportedBlob, ExportedObject, ReadExport } from './reader.js'
+
+/** Objects a transaction writes at most, and the image bytes it holds at most (images are checked whole, as a create's). */
+const BATCH_OBJECTS = 200
+const BATCH_IMAGE_BYTES = 64 * 1024 * 1024
+/** Bytes of a file a statement appends to its large object: what the import holds of a file at a time. */
+const FILE_SLICE_BYTES = 1024 * 1024
+
+export interface ImportOptions {
+  /** What validation reads besides the body (core/content/validation.ts), as a create's. */
+  writeContext: Omit<WriteContext, 'mode' | 'stored'>
+  progress?: (done: number, total: number) => void
+  /** Called after each committed batch: a test's way to stop an import between two. */
+  afterBatch?: (written: number) => void
+}
+
+class BlobChanged extends Error {}
+
+/**
+ * Writes the objects of an export (core/exchange/reader.ts), parents first,
+ * a folder's children in batches: each batch in one transaction with its
+ * rows, histories, images, files (streamed from disk into large objects),
+ * catalogue rows and index operations (the outbox, as every write), so that
+ * an interrupted import leaves whole objects only, and a second run takes up
+ * where it stopped. An object whose UID the site has is updated where it is
+ * (never duplicated). What cannot be written is counted in the report, with
+ * everything below it.
+ */
+export async function importContent (read: ReadExport, content: ContentStore, options: ImportOptions): Promise<void> {
+  const { report } = read
+  const root = (await content.locate('/')).found!
+  const left = new Set<string>()
+  let done = 0
+  for (const group of siblingGroups(read.objects)) {
+    const parentUid = group[0].parentUid
+    if (parentUid !== null && left.has(parentUid)) {
+      for (const object of group) { left.add(object.uid); report.problem('parent not imported', object.source, 'Its parent could not be written.') }
+      continue
+    }
+    const parent = parentUid === null ? root : (await content.locateMany([parentUid])).get(parentUid)!
+    for (const batch of batches(group)) {
+      try {
+        const written = await writeObjects(parent, batch, content, options, read, left)
+        report.count('objects imported', written)
+        done += batch.length
+        options.progress?.(done, read.objects.length)
+        options.afterBatch?.(done)
+      } catch (err) {
+        if (!(err instanceof ApiError) && !(err instanceof BlobChanged)) throw err
+        for (const object of batch) left.add(object.uid)
+        report.problem('batch not written', batch[0].source, `${batch.length} object(s) from here on: ${err.message}`)
+      }
+    }
+  }
+}
+
+/** The objects in runs of one parent's children (the reader gives them parents first, siblings together). */
+function * siblingGroups (objects: ExportedObject[]): Generator<ExportedObject[]> {
+  let group: ExportedObject[] = []
+  for (const object of objects) {
+    if (group.length > 0 && group[0].parentUid !== object.parentUid) { yield group; group = [] }
+    group.push(object)
+  }
+  if (group.length > 0) yield group
+}
+
+function * batches (group: ExportedObject[]): Generator<ExportedObject[]> {
+  let batch: ExportedObject[] = []
+  let imageBytes = 0
+  for (const object of group) {
+    const bytes = object.blobs.filter(b => b.kind === 'image').reduce((sum, b) => sum + b.size, 0)
+    if (batch.length > 0 && (batch.length >= BATCH_OBJECTS || imageBytes + bytes > BATCH_IMAGE_BYTES)) { yield batch; batch = []; imageBytes = 0 }
+    batch.push(object)
+    imageBytes += bytes
+  }
+  if (batch.length > 0) yield batch
+}
+
+/**
+ * One batch in one transaction: the new objects through the bulk import's
+ * write, those the site has updated in place. An object that fails the
+ * type's validation is left out (and reported); the others are written.
+ */
+async function writeObjects (parent: Located, batch: ExportedObject[], content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<number> {
+  const checked: Array<{ object: ExportedObject, write: CheckedWrite }> = []
+  for (const object of batch) {
+    try {
+      checked.push({ object, write: await checkedWrite(object, options.writeContext) })
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      left.add(object.uid)
+      read.report.problem('invalid object', object.source, [err.message, ...(err.errors ?? []).map(e => `${e.field ?? ''}: ${e.message}`)].join(' '))
+    }
+  }
+  if (checked.length === 0) return 0
+  await content.write(async ({ tx, reindexMany }) => {
+    const { rows } = await tx.query<{ uid: string, parent_uid: string | null }>('SELECT uid, parent_uid FROM content WHERE uid = ANY($1::uuid[])', [checked.map(c => c.object.uid)])
+    const existing = new Map(rows.map(r => [r.uid, r.parent_uid]))
+    // An id the folder holds under another UID: that object is left out, not the batch (the site's own stays).
+    const ids = checked.filter(({ object }) => !existing.has(object.uid)).map(({ object }) => object.id)
+    const { rows: taken } = await tx.query<{ id: string }>('SELECT id FROM content WHERE parent_uid = $1 AND id = ANY($2::text[])', [parent.obj.uid, ids])
+    const takenIds = new Set(taken.map(r => r.id))
+    for (const { object } of checked) {
+      if (existing.has(object.uid) || !takenIds.has(object.id)) continue
+      left.add(object.uid)
+      read.report.problem('id taken in the site', object.source, `The site has another object at '${object.id}' in this folder.`)
+    }
+    const fresh = checked.filter(({ object }) => !existing.has(object.uid) && !takenIds.has(object.id))
+    const known = checked.filter(({ object }) => existing.has(object.uid))
+    if (fresh.length > 0) await writeBatch(tx, reindexMany, parent, fresh.map(({ object, write }) => newOne(parent, object, write)))
+    const located = await content.locateMany(known.map(({ object }) => object.uid), tx)
+    const updated: Located[] = []
+    for (const { object, write } of known) {
+      if (existing.get(object.uid) !== parent.obj.uid) read.report.problem('not moved', object.source, 'The site has this UID in another folder: it is updated there.')
+      updated.push(await updateOne(tx, located.get(object.uid)!, object, write))
+    }
+    // An object keeps its UID (a taken id is a 409, never a rename): its files go under it.
+    for (const { object } of [...fresh, ...known]) for (const blob of object.blobs) if (blob.kind === 'file') await streamFile(tx, object.uid, blob)
+    if (updated.length > 0) await reindexMany(updated)
+  })
+  return checked.filter(({ object }) => !left.has(object.uid)).length
+}
+
+/** The object's fields as a create's body, its image read (bounded by the reader), its file named but streamed later. */
+async function checkedWrite (object: ExportedObject, ctx: ImportOptions['writeContext']): Promise<CheckedWrite> {
+  const body: Record<string, unknown> = { ...object.fields, id: object.id }
+  for (const blob of object.blobs) {
+    const data = blob.kind === 'image' ? (await readWhole(blob)).toString('base64') : ''
+    body[blob.field] = { data, encoding: 'base64', filename: blob.filename, 'content-type': blob.contentType }
+  }
+  const write = await checkWrite(object.type, body, { ...ctx, mode: 'create', stored: {} })
+  for (const blob of object.blobs) {
+    if (blob.kind !== 'file') continue
+    // The file's bytes go from disk to its large object in the write (streamFile), never whole in memory.
+    write.binaries.delete(blob.field)
+    write.values[blob.field] = { ...(write.values[blob.field] as object), size: blob.size }
+  }
+  return write
+}
+
+async function readWhole (blob: ExportedBlob): Promise<Buffer> {
+  const handle = await open(blob.path, 'r')
+  try {
+    const buffer = Buffer.alloc(blob.size)
+    const { bytesRead } = await handle.read(buffer, 0, blob.size, 0)
+    if (bytesRead !== blob.size) throw new BlobChanged(`${blob.path} changed while the import ran.`)
+    return buffer
+  } finally {
+    await handle.close()
+  }
+}
+
+/** A new object as the export has it: its UID, owner, creators, dates, state, history and local roles. */
+function newOne (parent: Located, object: ExportedObject, write: CheckedWrite): NewObject {
+  const who = { userId: object.owner, fullname: null, roles: [] }
+  const located = withChanges(newObject(parent, object.type, write, who, object.created), {
+    uid: object.uid, creators: object.creators, modified: object.modified, review_state: object.reviewState, local_roles: object.localRoles, local_roles_block: object.blockRoles
+  })
+  return { located, write, history: historyOf(object) }
+}
+
+/** The exported history, or (none exported) the creation in the object's state, as Plone would have recorded it. */
+function historyOf (object: ExportedObject): HistoryEntry[] {
+  if (object.type.workflow === null) return []
+  if (object.history.length > 0) return object.history
+  return [{ action: null, actor: object.owner, comments: '', review_state: object.reviewState!, time: object.created }]
+}
+
+/** An object the site has: its row, history and images as the export has them now. */
+async function updateOne (tx: Queryable, current: Located, object: ExportedObject, write: CheckedWrite): Promise<Located> {
+  const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+  const next = withChanges(current, { data, review_state: object.reviewState, owner: object.owner, creators: object.creators, local_roles: object.localRoles, local_roles_block: object.blockRoles, created: object.created, modified: object.modified })
+  await tx.query('UPDATE content SET data = $2, review_state = $3, owner = $4, creators = $5, local_roles = $6, local_roles_block = $9, created = $7, modified = $8 WHERE uid = $1',
+    [object.uid, JSON.stringify(data), object.reviewState, object.owner, object.creators, JSON.stringify(object.localRoles), object.created, object.modified, object.blockRoles])
+  await tx.query('DELETE FROM workflow_history WHERE uid = $1', [object.uid])
+  for (const [seq, h] of historyOf(object).entries()) {
+    await tx.query('INSERT INTO workflow_history (uid, seq, action, actor, comments, review_state, time) VALUES ($1, $2, $3, $4, $5, $6, $7)', [object.uid, seq, h.action, h.actor, h.comments, h.review_state, h.time])
+  }
+  for (const [field, binary] of write.binaries) {
+    if ('bytes' in binary) await tx.query(keepBinary(binary.store, '(SELECT $1::uuid AS uid) AS written', '$2::text', '$3::bytea'), [object.uid, field, binary.bytes])
+  }
+  return next
+}
+
+/** A file from disk into a new large object, a slice a statement, then the object's file (the one it replaces is unlinked by its trigger). */
+async function streamFile (tx: Queryable, uid: string, blob: ExportedBlob): Promise<void> {
+  const { rows: [{ oid }] } = await tx.query<{ oid: number }>('SELECT lo_create(0) AS oid')
+  let at = 0
+  for await (const chunk of createReadStream(blob.path, { highWaterMark: FILE_SLICE_BYTES }) as AsyncIterable<Buffer>) {
+    if (at + chunk.length > blob.size) break
+    await tx.query('SELECT lo_put($1, $2, $3)', [oid, at, chunk])
+    at += chunk.length
+  }
+  if (at !== blob.size) throw new BlobChanged(`${blob.path} is no longer ${blob.size} bytes long.`)
+  await tx.query(`INSERT INTO files (uid, field, oid, size) VALUES ($1, $2, $3, $4)
+    ON CONFLICT (uid, field) DO UPDATE SET oid = EXCLUDED.oid, size = EXCLUDED.size`, [uid, blob.field, oid, blob.size])
+}

@@ -1,0 +1,261 @@
+import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
+import type { HistoryEntry } from '../content/rows.js'
+import { stateOf } from '../security/workflow.js'
+import { userPrincipal, type LocalRoles } from '../security/roles.js'
+import { ExportDir, ExportFileProblem } from './export-dir.js'
+import { ExchangeReport } from './report.js'
+import { dashedUid, isObject, SITE_ROOT_UID, uidLinksDashed } from './format.js'
+
+/** How much of an export is read: a JSON file's bytes, the objects, and the binaries' sizes (the service's own limits). */
+export interface ReadLimits { jsonMaxBytes: number, maxObjects: number, imageMaxBytes: number, fileMaxBytes: number }
+
+export interface ExportedBlob { field: string, kind: 'image' | 'file', path: string, size: number, filename: string | null, contentType: string }
+
+/** One object of an export, checked and ready to be written: what the service stores of it. */
+export interface ExportedObject {
+  uid: string
+  /** null: the site root is its parent. */
+  parentUid: string | null
+  id: string
+  type: ContentType
+  /** Its fields as a create's body (binaries apart, in `blobs`). */
+  fields: Record<string, unknown>
+  blobs: ExportedBlob[]
+  owner: string | null
+  creators: string[]
+  created: Date
+  modified: Date
+  reviewState: string | null
+  history: HistoryEntry[]
+  localRoles: LocalRoles
+  /** Plone's `block`: local roles granted above do not count here. */
+  blockRoles: boolean
+  /** The data file it came from, for reports. */
+  source: string
+}
+
+export interface ReadExport { objects: ExportedObject[], principals: unknown, redirects: Record<string, string>, report: ExchangeReport }
+
+/** Keys of a data.json that are no field but say where and what the object is, or what Plone computes. */
+const NOT_FIELDS = new Set(['@id', '@type', 'UID', 'id', 'parent', 'created', 'modified', 'review_state', 'creators', 'workflow_history',
+  'is_folderish', 'type_title', 'layout', 'lock', 'version', 'working_copy', 'working_copy_of', 'language', 'allow_discussion',
+  'exportimport.constrains', 'exportimport.conversation', 'exportimport.versions', 'contributors', 'rights', 'exclude_from_nav',
+  'preview_caption', 'preview_image', 'items', 'items_total', 'previous_item', 'next_item', 'batching', '@components', 'table_of_contents'])
+/** A Plone id as the service accepts one (core/content/validation.ts). */
+const ID = /^[a-z0-9][a-z0-9._-]{0,254}$/i
+const PLONE_SITE = 'Plone Site'
+/** Data files read at once (each at most jsonMaxBytes). */
+const READ_AHEAD = 8
+
+const date = (value: unknown): Date | null => {
+  if (typeof value !== 'string') return null
+  const d = new Date(value)
+  return Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999 ? null : d
+}
+
+const strings = (value: unknown): string[] => Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+
+/**
+ * Reads and checks a plone.exportimport export (its `content/` folder and
+ * the JSON files beside it) without writing anything: each object whose
+ * file, type, parent, id, UID, dates or blobs are wrong is left out with its
+ * subtree and counted in the report with why. Answers the objects parents
+ * first, siblings in their exported order.
+ */
+export async function readExport (path: string, types: ContentTypeRegistry, limits: ReadLimits): Promise<ReadExport> {
+  const report = new ExchangeReport()
+  let dir: ExportDir
+  try {
+    dir = await ExportDir.open(path)
+  } catch (err) {
+    report.problem('unreadable export', path, (err as Error).message)
+    return { objects: [], principals: null, redirects: {}, report }
+  }
+  const optional = async (file: string): Promise<unknown> => {
+    try {
+      return await dir.json(file, limits.jsonMaxBytes)
+    } catch (err) {
+      if (!(err instanceof ExportFileProblem)) throw err
+      if (err.kind !== 'missing file') report.problem(err.kind, err.file, err.message)
+      return null
+    }
+  }
+  const metadata = await optional('content/__metadata__.json')
+  const meta = isObject(metadata) ? metadata : {}
+  const dataFiles = strings(meta._data_files_)
+  if (dataFiles.length > limits.maxObjects) {
+    report.problem('unreadable export', 'content/__metadata__.json', `${dataFiles.length} objects; at most ${limits.maxObjects} are imported at once.`)
+    return { objects: [], principals: null, redirects: {}, report }
+  }
+  const ordering = isObject(meta.ordering) ? meta.ordering : {}
+  const localRoles = isObject(meta.local_roles) ? meta.local_roles : {}
+
+  const byUid = new Map<string, ExportedObject & { position: number }>()
+  let rootUid: string | null = null
+  // Files are read some at a time (the disk waits, not the reader), then checked in their sorted order: the first of two that collide wins.
+  const sorted = [...dataFiles].sort()
+  const files: Array<{ file: string, data: Promise<unknown> }> = []
+  for (const [i, file] of sorted.entries()) {
+    if (i % READ_AHEAD === 0) for (const next of sorted.slice(i, i + READ_AHEAD)) files.push({ file: next, data: optional(`content/${next}`) })
+    const data = await files[i].data
+    files[i].data = Promise.resolve(null)
+    if (data === null) continue
+    if (!isObject(data)) { report.problem('malformed object', file, 'A data.json holds one JSON object.'); continue }
+    if (data['@type'] === PLONE_SITE) {
+      rootUid = typeof data.UID === 'string' ? data.UID : rootUid
+      report.problem('site root not imported', file, "The site root's own fields stay the service's.")
+      continue
+    }
+    const object = await checkedObject(file, data, { types, dir, report, limits, ordering, localRoles })
+    if (object === null) continue
+    if (byUid.has(object.uid)) { report.problem('duplicate UID', file, `The UID ${object.uid} is also ${byUid.get(object.uid)!.source}'s.`); continue }
+    byUid.set(object.uid, object)
+  }
+
+  // Parents first, from the root down, without recursion; what no path from the root reaches is counted, never written.
+  const children = new Map<string | null, Array<ExportedObject & { position: number }>>()
+  for (const object of byUid.values()) {
+    const parent = object.parentUid === rootUid || object.parentUid === SITE_ROOT_UID ? null : object.parentUid
+    object.parentUid = parent
+    const siblings = children.get(parent)
+    if (siblings === undefined) children.set(parent, [object])
+    else siblings.push(object)
+  }
+  const objects: ExportedObject[] = []
+  const queue: Array<string | null> = [null]
+  while (queue.length > 0) {
+    const parent = queue.shift()!
+    const siblings = (children.get(parent) ?? []).sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : 1))
+    children.delete(parent)
+    const ids = new Set<string>()
+    for (const object of siblings) {
+      if (ids.has(object.id)) { report.problem('duplicate id', object.source, `Another object in the same folder has the id '${object.id}'.`); continue }
+      if (parent !== null && !byUid.get(parent)!.type.folderish) { report.problem('parent not a folder', object.source, `Its parent is a ${byUid.get(parent)!.type.name}, which holds nothing here.`); continue }
+      ids.add(object.id)
+      objects.push(object)
+      queue.push(object.uid)
+    }
+  }
+  for (const orphans of children.values()) for (const object of orphans) report.problem('parent not imported', object.source, 'Its parent is not in the export or was left out.')
+
+  const redirects = await optional('redirects.json')
+  return {
+    objects,
+    principals: await optional('principals.json'),
+    redirects: isObject(redirects) ? Object.fromEntries(Object.entries(redirects).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
+    report
+  }
+}
+
+interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown> }
+
+/** One data.json as an object to write, or null (and the report says why). */
+async function checkedObject (file: string, data: Record<string, unknown>, { types, dir, report, limits, ordering, localRoles }: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
+  const typeName = data['@type']
+  const type = typeof typeName === 'string' ? typeNamed(types, typeName) : undefined
+  if (type === undefined || type === types.siteRoot) {
+    report.problem(`type not in this service: ${String(typeName).slice(0, 100)}`, file, 'The service has no such content type; the object and what it holds are left out.')
+    return null
+  }
+  const uid = typeof data.UID === 'string' ? dashedUid(data.UID) : null
+  const parent = isObject(data.parent) && typeof data.parent.UID === 'string' ? data.parent.UID : null
+  const parentUid = parent === null ? null : parent === SITE_ROOT_UID ? parent : dashedUid(parent)
+  if (uid === null || (parent !== null && parentUid === null)) { report.problem('bad UID', file, 'A UID is 32 hexadecimal digits (or a UUID).'); return null }
+  if (typeof data.id !== 'string' || !ID.test(data.id)) { report.problem('bad id', file, 'An id is 1 to 255 letters, digits, dots, dashes or underscores.'); return null }
+  const created = date(data.created)
+  const modified = date(data.modified) ?? created
+  if (created === null || modified === null) { report.problem('bad date', file, 'created and modified must be ISO 8601 dates (years 1 to 9999).'); return null }
+
+  const fields: Record<string, unknown> = {}
+  const blobs: ExportedBlob[] = []
+  for (const [key, value] of Object.entries(data)) {
+    if (NOT_FIELDS.has(key) || value === null) continue
+    const field = type.fields.get(key)
+    if (field === undefined) { report.problem(`field not in this service: ${type.name}.${key.slice(0, 100)}`, file, 'The type here has no such field; its value is not imported.'); continue }
+    if (field.kind === 'image' || field.kind === 'file') {
+      const blob = await checkedBlob(key, field.kind, value, dir, limits, report, file)
+      if (blob === null) return null
+      blobs.push(blob)
+      continue
+    }
+    fields[key] = uidLinksDashed(value)
+  }
+  const state = typeof data.review_state === 'string' ? data.review_state : null
+  const history = workflowHistory(data.workflow_history)
+  const reviewState = type.workflow === null ? null : state !== null && stateOf(type.workflow, state) !== undefined ? state : type.workflow.initial
+  if (type.workflow !== null && reviewState !== state) report.problem('workflow state not kept', file, `'${String(state)}' is no state of the ${type.name} workflow here; the object is '${reviewState}'.`)
+
+  const roles = isObject(localRoles[data.UID as string]) ? localRoles[data.UID as string] as Record<string, unknown> : {}
+  const { owner, granted } = ownerAndRoles(isObject(roles.local_roles) ? roles.local_roles : {})
+  const creators = strings(data.creators)
+  const position = typeof ordering[data.UID as string] === 'number' ? ordering[data.UID as string] as number : Number.MAX_SAFE_INTEGER
+  return {
+    uid,
+    parentUid,
+    id: data.id,
+    type,
+    fields,
+    blobs,
+    owner: owner ?? creators[0] ?? null,
+    creators,
+    created,
+    modified,
+    reviewState,
+    history,
+    localRoles: granted,
+    blockRoles: roles.block === 1 || roles.block === true,
+    source: file,
+    position
+  }
+}
+
+/** The service's type of a Plone type name: the same name, else the one name that differs only in case (Plone's `Folder`, the service's `folder`). */
+function typeNamed (types: ContentTypeRegistry, name: string): ContentType | undefined {
+  const named = types.get(name)
+  if (named !== undefined) return named
+  const alike = [...types.types.values()].filter(type => type.name.toLowerCase() === name.toLowerCase())
+  return alike.length === 1 ? alike[0] : undefined
+}
+
+/** An image or file field's blob, checked on disk: inside the export, a regular file, as long as the export says, within the service's limit. */
+async function checkedBlob (field: string, kind: 'image' | 'file', value: unknown, dir: ExportDir, limits: ReadLimits, report: ExchangeReport, file: string): Promise<ExportedBlob | null> {
+  if (!isObject(value) || typeof value.blob_path !== 'string') { report.problem('bad blob', file, `${field} names no blob_path.`); return null }
+  try {
+    const { path, size } = await dir.file(`content/${value.blob_path}`)
+    if (typeof value.size === 'number' && value.size !== size) { report.problem('truncated blob', file, `${field} is ${size} bytes on disk, ${value.size} in the export.`); return null }
+    const max = kind === 'image' ? limits.imageMaxBytes : limits.fileMaxBytes
+    if (size > max) { report.problem('blob too large', file, `${field} is ${size} bytes; at most ${max} are accepted.`); return null }
+    return { field, kind, path, size, filename: typeof value.filename === 'string' ? value.filename : null, contentType: typeof value['content-type'] === 'string' ? value['content-type'] : 'application/octet-stream' }
+  } catch (err) {
+    if (!(err instanceof ExportFileProblem)) throw err
+    report.problem(err.kind === 'missing file' ? 'missing blob' : err.kind, file, `${field}: ${err.message}`)
+    return null
+  }
+}
+
+/** Plone's `workflow_history` (by workflow id) as one list, oldest first. */
+function workflowHistory (value: unknown): HistoryEntry[] {
+  if (!isObject(value)) return []
+  const entries: HistoryEntry[] = []
+  for (const list of Object.values(value)) {
+    if (!Array.isArray(list)) continue
+    for (const entry of list) {
+      const time = isObject(entry) ? date(entry.time) : null
+      if (time === null || typeof entry.review_state !== 'string') continue
+      entries.push({ action: typeof entry.action === 'string' ? entry.action : null, actor: typeof entry.actor === 'string' ? entry.actor : null, comments: typeof entry.comments === 'string' ? entry.comments : '', review_state: entry.review_state, time })
+    }
+  }
+  return entries.sort((a, b) => a.time.getTime() - b.time.getTime())
+}
+
+/** Plone's local roles (principal → roles): its Owner is the service's owner column, the rest kept by principal. */
+function ownerAndRoles (roles: Record<string, unknown>): { owner: string | null, granted: LocalRoles } {
+  let owner: string | null = null
+  const granted: LocalRoles = {}
+  for (const [principal, list] of Object.entries(roles).sort(([a], [b]) => a < b ? -1 : 1)) {
+    const kept = strings(list).filter(role => role !== 'Owner')
+    if (owner === null && strings(list).includes('Owner')) owner = principal
+    if (kept.length > 0) granted[userPrincipal(principal)] = kept
+  }
+  return { owner, granted }
+}

@@ -1,0 +1,11 @@
+-- A write computes its object's catalogue access (allowedRolesAndUsers) from
+-- the local roles of the object and of every folder above it, as it read them;
+-- a sharing change of one of them that commits meanwhile (whose re-index of
+-- the subtree does not see the write's uncommitted row) would leave the row
+-- granting search access by the roles before the change. The write's
+-- statement calls this with the lineage it read: FOR SHARE waits for a sharing
+-- change under way (its UPDATE of local roles holds the row) and then reads the
+-- row as that change left it; when the roles or their blocking differ from
+-- what the write read, the statement fails (SQLSTATE TKACL) and the write
+-- starts over from the lineage as it is now (core/content/access-guard.ts).
+CREATE FUNCTION access_unchanged(uids uuid[], expected jsonb) RETURNS boolean LANGUAGE plpgsql AS $$ DECLARE actual jsonb; BEGIN SELECT jsonb_agg(jsonb_build_array(held.local_roles, held.local_roles_block) ORDER BY held.ord) INTO actual FROM (SELECT c.local_roles, c.local_roles_block, u.ord FROM unnest(uids) WITH ORDINALITY AS u(uid, ord) JOIN content c ON c.uid = u.uid FOR SHARE OF c) held; IF actual IS DISTINCT FROM expected THEN RAISE EXCEPTION 'the local roles above the object changed while it was written' USING ERRCODE = 'TKACL'; END IF; RETURN true; END $$;

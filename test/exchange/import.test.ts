@@ -1,0 +1,100 @@
+import t from 'tap'
+import { build } from '../helper.js'
+import { FILE_BYTES, item, PICTURE, runImport, smallSite, uid, writeExport } from './exports.js'
+
+/** The import of a plone.exportimport export (core/exchange): what it keeps, idempotent by UID, resumable. */
+const dashed = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+
+const { app, call, tokenFor } = await build(t)
+const admin = await tokenFor('admin')
+const site = smallSite()
+const dir = writeExport(site.objects, { metadata: site.metadata, principals: site.principals, redirects: { '/old': '/docs' } })
+const count = async (sql: string): Promise<number> => Number((await app.db.query<{ n: string }>(sql)).rows[0].n)
+
+t.test('imports a small site of every type with its users, roles, states and blobs', async t => {
+  const report = await runImport(app, dir)
+  t.equal(report.counts['objects imported'], 8, JSON.stringify(report))
+  t.equal(report.counts['users imported'], 2)
+  t.equal(report.counts['groups imported'], 1)
+  t.ok(report.problems.some(p => p.kind === 'redirect not imported' && p.examples.includes('/old')), 'redirects are reported, not dropped')
+
+  const login = await call('POST', '/@login', { login: 'editor', password: 'editor-secret' })
+  t.equal(login.statusCode, 200, 'a Plone SSHA password logs in')
+  const token = login.json().token as string
+  const hash = (await app.db.query<{ password_hash: string }>("SELECT password_hash FROM users WHERE id = 'editor'")).rows[0].password_hash
+  t.match(hash, /^scrypt\$/, 'and is rehashed with the service\'s own at its first success')
+  t.equal((await call('POST', '/@login', { login: 'editor', password: 'editor-secret' })).statusCode, 200, 'the new hash verifies')
+  t.equal((await call('POST', '/@login', { login: 'reader', password: 'wrong' })).statusCode, 401)
+
+  const docs = (await call('GET', '/docs', undefined, admin)).json()
+  t.equal(docs.UID, dashed(uid(1)))
+  t.equal(docs.review_state, 'published')
+  t.same(docs.items.map((i: { '@id': string }) => i['@id'].split('/').pop()), ['slides.pdf', 'picture.png', 'link', 'event', 'news', 'page'], 'siblings keep their exported order')
+  t.equal(docs.created, '2024-02-13T18:15:56+00:00')
+  const page = (await call('GET', '/docs/page')).json()
+  t.equal(page.modified, '2024-02-14T22:22:11+00:00')
+  t.same(page.creators, ['editor'])
+  t.match(JSON.stringify(page.blocks), /docs\/news/, 'a link by UID resolves to the object it names')
+  const history = (await call('GET', '/docs/page/@history', undefined, token)).json()
+  t.ok(Array.isArray(history) && history.some((h: { action: string | null }) => h.action === 'publish'), 'the workflow history is kept')
+
+  t.equal((await call('GET', '/private')).statusCode, 401, 'a private folder stays private')
+  const reader = await call('POST', '/@login', { login: 'reader', password: 'reader-secret' })
+  t.equal((await call('GET', '/private', undefined, reader.json().token)).statusCode, 200, 'a local Reader role is kept')
+  const row = (await app.db.query<{ owner: string, local_roles_block: boolean }>('SELECT owner, local_roles_block FROM content WHERE path = $1', ['/private'])).rows[0]
+  t.same(row, { owner: 'editor', local_roles_block: true }, 'Owner becomes the owner; a blocked inheritance stays blocked')
+
+  const image = await call('GET', '/docs/picture.png/@@images/image', undefined, token)
+  t.equal(image.statusCode, 200)
+  t.same(image.rawPayload, PICTURE)
+  const file = await call('GET', '/docs/slides.pdf/@@download/file', undefined, token)
+  t.equal(file.statusCode, 200)
+  t.ok(file.rawPayload.equals(FILE_BYTES), 'a 3 MB file arrives whole, streamed from disk')
+  t.equal(await count('SELECT count(*) AS n FROM index_outbox'), await count('SELECT count(*) AS n FROM index_outbox'), 'the outbox is readable')
+  t.equal(await count('SELECT count(*) AS n FROM catalog'), await count('SELECT count(*) AS n FROM content') - 1, 'every object but the site root has its catalogue row')
+})
+
+t.test('a second run updates by UID and never duplicates', async t => {
+  const before = await count('SELECT count(*) AS n FROM content')
+  const changed = smallSite()
+  changed.objects[1].data.title = 'Renamed page'
+  const again = writeExport(changed.objects, { metadata: changed.metadata, principals: changed.principals })
+  const report = await runImport(app, again)
+  t.equal(report.counts['objects imported'], 8, JSON.stringify(report))
+  t.equal(await count('SELECT count(*) AS n FROM content'), before)
+  t.equal(await count('SELECT count(*) AS n FROM workflow_history'), await count('SELECT count(DISTINCT (uid, seq)) AS n FROM workflow_history'))
+  t.equal((await call('GET', '/docs/page')).json().title, 'Renamed page')
+  t.equal((await call('POST', '/@login', { login: 'editor', password: 'editor-secret' })).statusCode, 200, 'a second import leaves a rehashed password alone')
+})
+
+t.test('an interrupted import leaves whole objects, and a second run completes it', async t => {
+  const { app, call } = await build(t)
+  const site = smallSite()
+  const path = writeExport(site.objects, { metadata: site.metadata, principals: site.principals })
+  const count = async (sql: string): Promise<number> => Number((await app.db.query<{ n: string }>(sql)).rows[0].n)
+  const before = await count('SELECT count(*) AS n FROM content')
+  await t.rejects(runImport(app, path, { afterBatch: () => { throw new Error('killed') } }), /killed/)
+  const partial = await count('SELECT count(*) AS n FROM content') - before
+  t.ok(partial >= 1 && partial < 8, `stopped after a batch (${partial} objects)`)
+  t.equal(await count('SELECT count(*) AS n FROM catalog'), await count('SELECT count(*) AS n FROM content') - 1, 'each written object has its catalogue row')
+  const report = await runImport(app, path)
+  t.same(report.problems.map(p => p.kind), ['workflow state not kept'], JSON.stringify(report))
+  t.equal(await count('SELECT count(*) AS n FROM content'), before + 8)
+  t.equal((await call('GET', '/docs/page')).statusCode, 200)
+})
+
+t.test('an id the site holds under another UID, and an object its type refuses, are left out alone and reported', async t => {
+  const before = await count('SELECT count(*) AS n FROM content')
+  const dir = writeExport([
+    { data: item(101, 'Folder', 'docs', null) },
+    { data: item(102, 'Document', 'under-taken', 101) },
+    { data: item(103, 'Link', 'no-url', null) },
+    { data: item(104, 'Document', 'fine', null) }
+  ])
+  const report = await runImport(app, dir)
+  const kinds = Object.fromEntries(report.problems.map(p => [p.kind, p.count]))
+  t.same(kinds, { 'id taken in the site': 1, 'parent not imported': 1, 'invalid object': 1 }, JSON.stringify(report))
+  t.equal(await count('SELECT count(*) AS n FROM content'), before + 1)
+  t.equal((await call('GET', '/docs', undefined, admin)).json().UID, dashed(uid(1)), 'the site\'s object stays')
+  t.equal((await call('GET', '/fine', undefined, admin)).statusCode, 200)
+})
