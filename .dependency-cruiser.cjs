@@ -47,6 +47,13 @@ module.exports = {
       to: { path: ['^app/', '^content-types/'] }
     },
     {
+      name: 'entry-points-stand-alone',
+      severity: 'error',
+      comment: 'A process\'s entry point runs its main only when Node started that file; one another module imports is bundled into a shared chunk (infra/bundle.mjs), where it never runs (npm run solr did nothing once). What they share goes in a module of its own.',
+      from: {},
+      to: { path: '^app/(server|worker|cli|site-cli)\\.ts$' }
+    },
+    {
       name: 'opentelemetry-only-when-tracing',
       severity: 'error',
       comment: 'OpenTelemetry (@opentelemetry/*, bullmq-otel) is imported by app/tracing-sdk.ts and the request spans it registers alone: the core records its spans through core/tracing.ts, which names no package (docs/operations.md, "Tracing").',

@@ -13,7 +13,8 @@ import { ContentTypeRegistry } from '../core/content/registry.js'
 import { indexingStatus, type IndexingStatus } from '../core/indexing/queue/status.js'
 import { createLogger } from './log.js'
 import { openServices } from './services.js'
-import { configsetFiles, driftCount, driftLine, liveSchemaLine, writeConfigset, type Progress } from '../core/solr/maintenance.js'
+import { progressPrinter, type Output } from './progress.js'
+import { configsetFiles, driftCount, driftLine, liveSchemaLine, writeConfigset } from '../core/solr/maintenance.js'
 
 /** How long status and retry wait for the queue's Redis connection (ms). */
 const REDIS_WAIT_MS = 3_000
@@ -47,23 +48,6 @@ export function formatStatus (s: IndexingStatus): string {
   lines.push(`outbox: ${s.outbox.pending} pending${oldest}, ${s.outbox.refused} refused`)
   for (const job of s.failed_jobs) lines.push(`failed: ${job.uid ?? 'a wake-up of the workers'} after ${job.attempts} attempt(s) at ${job.failed_at ?? '?'}: ${job.error}`)
   return `${lines.join('\n')}\n`
-}
-
-/** Where a command writes its report: stdout, or what a test gives. */
-type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
-
-/** A bar that redraws itself on a terminal, one plain line per batch elsewhere (logs, pipes). */
-export function progressPrinter (label: string, out: Output): Progress {
-  return (done, total) => {
-    const percent = total === 0 ? 100 : Math.floor(done / total * 100)
-    if (out.isTTY === true) {
-      const width = 30
-      const filled = Math.round(percent / 100 * width)
-      out.write(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}% ${done}/${total}${done >= total ? '\n' : ''}`)
-    } else {
-      out.write(`${label}: ${done}/${total} (${percent}%)\n`)
-    }
-  }
 }
 
 const positiveInteger = (text: string): number | null => /^[1-9]\d{0,3}$/.test(text) ? Number(text) : null

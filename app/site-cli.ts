@@ -10,7 +10,7 @@ import { importSite } from '../core/exchange/site.js'
 import { zipFolder } from '../core/exchange/zip.js'
 import { Groups } from '../core/security/groups.js'
 import { Users } from '../core/security/users.js'
-import { progressPrinter } from './cli.js'
+import { progressPrinter } from './progress.js'
 import { createLogger } from './log.js'
 import { openServices } from './services.js'
 

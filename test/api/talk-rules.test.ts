@@ -182,9 +182,14 @@ t.test('talk rules', async t => {
     t.equal((await call('PATCH', path, before, jane)).statusCode, 204, 'the GET body sent back is accepted')
     const after = (await call('GET', path, undefined, jane)).json()
     t.same({ ...after, modified: null }, { ...before, modified: null }, 'and changes nothing')
-    t.equal((await call('PATCH', path, { '@id': 'http://elsewhere/x', id: 'other-id', UID: 'not-a-uid', review_state: 'published', title: 'Renamed' }, jane)).statusCode, 204)
-    const renamed = (await call('GET', path, undefined, jane)).json()
-    t.same([renamed.title, renamed.id, renamed.UID, renamed.review_state], ['Renamed', before.id, before.UID, 'private'])
+    t.equal((await call('PATCH', path, { '@id': 'http://elsewhere/x', UID: 'not-a-uid', review_state: 'published', title: 'Renamed' }, jane)).statusCode, 204)
+    const retitled = (await call('GET', path, undefined, jane)).json()
+    t.same([retitled.title, retitled.id, retitled.UID, retitled.review_state], ['Renamed', before.id, before.UID, 'private'])
+    // An `id` other than the object's renames it, as Volto's folder contents does (plone.shortname; docs/api.md).
+    t.equal((await call('PATCH', path, { id: 'other-id' }, jane)).statusCode, 204)
+    const renamed = (await call('GET', path.replace(/[^/]+$/, 'other-id'), undefined, jane)).json()
+    t.same([renamed.title, renamed.id, renamed.UID], ['Renamed', 'other-id', before.UID])
+    t.equal((await call('GET', path, undefined, jane)).statusCode, 302, 'the old address redirects')
   })
 
   t.test('every problem is reported at once', async t => {

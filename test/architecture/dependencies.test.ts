@@ -43,6 +43,9 @@ t.test('each rule fires on the mistake it exists for', async t => {
     'core/spans.ts': "import { trace } from '@opentelemetry/api'\nexport const spans = trace\n",
     'app/tracing-sdk.ts': 'export const sdk = 1\n',
     'app/boot.ts': "import { sdk } from './tracing-sdk.js'\nexport const boot = sdk\n",
+    // One command's entry point imported by another.
+    'app/cli.ts': 'export const progress = 1\n',
+    'app/site-cli.ts': "import { progress } from './cli.js'\nexport const site = progress\n",
     // The rules resolve imports as the project does (`./b.js` is b.ts).
     'tsconfig.build.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } })
   }
@@ -51,5 +54,5 @@ t.test('each rule fires on the mistake it exists for', async t => {
     await writeFile(join(dir, path), text)
   }
   const rules = new Set((await violations(['app', 'core', 'plugins', 'content-types', 'schemas'], dir)).map(v => v.rule.name))
-  t.same([...rules].sort(), ['content-types-declare', 'core-is-the-domain', 'no-circular', 'opentelemetry-only-when-tracing', 'plugins-below-the-roots', 'schemas-build-on-core', 'tracing-sdk-loaded-on-demand'])
+  t.same([...rules].sort(), ['content-types-declare', 'core-is-the-domain', 'entry-points-stand-alone', 'no-circular', 'opentelemetry-only-when-tracing', 'plugins-below-the-roots', 'schemas-build-on-core', 'tracing-sdk-loaded-on-demand'])
 })

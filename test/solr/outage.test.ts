@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process'
 import { resolve } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { progressPrinter } from '../../app/cli.js'
+import { progressPrinter } from '../../app/progress.js'
 import { talkBody } from '../helper.js'
 import { buildWithSolr, sleep, solrDocs, startSolr } from './helper.js'
 
