@@ -69,7 +69,8 @@ export async function build (t: TapLike, options: { embedded?: boolean, env?: Re
     databaseUrl = options.databaseUrl ?? await freshDatabase(t)
   }
   const config = loadConfig({
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error shows what a test's service logged (a 500's cause, say).
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ADMIN_PASSWORD,
     JWT_SECRET,
     DATABASE_URL: databaseUrl,

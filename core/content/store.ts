@@ -19,7 +19,7 @@ import { ContentReads } from './reads.js'
 import { removeSubtree } from './subtree.js'
 import { Statement } from './statement.js'
 import { followChange } from './object-write.js'
-import { ACCESS_CHANGED, accessGuard } from './access-guard.js'
+import { ACCESS_CHANGED, accessGuard, ownAccessUnchanged } from './access-guard.js'
 import { FOLDER_MOVED, folderGone, idTaken } from './write-faults.js'
 import type { CheckedWrite } from './validation.js'
 import { DEFAULT_VERSIONS_KEPT, INITIAL_VERSION_NOTE, versionable, type VersionNote } from './versions.js'
@@ -208,7 +208,8 @@ export class ContentStore extends ContentReads {
    * their rows in their final state, at consecutive positions, histories,
    * images, catalogue rows and index operations. An object whose id another
    * took gets the next free one, as `create` does; a taken explicit id is 409
-   * and nothing is written. Returns the objects as written, in their order.
+   * and nothing is written. A folder moved or shared anew meanwhile is taken
+   * as it is now; one deleted is 404. Returns the objects as written, in their order.
    */
   async createMany (parent: Located, objects: NewObject[]): Promise<Located[]> {
     for (let attempt = 1; ; attempt++) {
@@ -223,6 +224,15 @@ export class ContentStore extends ContentReads {
         const { code } = err as { code?: string }
         // The folder went while the request ran.
         if (code === '23503') throw folderGone(parent)
+        // The folder moved, was shared anew, or it (or one above it) was deleted while the request ran:
+        // the objects go where the folder is now, with its roles as they are now; 404 when it is gone.
+        if ((code === FOLDER_MOVED || code === ACCESS_CHANGED) && attempt < MAX_ID_ATTEMPTS) {
+          const now = (await this.locateMany([parent.obj.uid])).get(parent.obj.uid)
+          if (now === undefined) throw folderGone(parent)
+          parent = now
+          objects = objects.map(o => ({ ...o, located: renamed({ ...o.located, lineage: [...now.lineage, o.located.obj] }, now, o.located.obj.id) }))
+          continue
+        }
         if (code === FOLDER_MOVED || code === ACCESS_CHANGED) throw Conflict(`${parent.obj.path} was moved or shared anew while the request ran; try again.`)
         // Two imports that wait for each other's ids: PostgreSQL ended one; it starts over and then sees the other's.
         if (code === '40P01' && attempt < MAX_DEADLOCK_ATTEMPTS) continue
@@ -274,9 +284,11 @@ export class ContentStore extends ContentReads {
       const modified = new Date(Math.max(Date.now(), current.obj.modified.getTime() + 1))
       const obj: ContentRow = { ...current.obj, ...changes, modified }
       const next: Located = { obj, lineage: [...current.lineage.slice(0, -1), obj], type: current.type }
-      // The guard, in the WHERE, runs before the row is locked: a sharing change of the object or above it first ends.
+      // The guards, in the WHERE: a sharing change above the object first ends (then refuses the write); one of the object
+      // itself holds its row, and the UPDATE re-checks the row as that change left it (no row: read again, start over).
       const written = await this.writeOne(next, p => `UPDATE content SET data = ${p(JSON.stringify(obj.data))}, review_state = ${p(obj.review_state)}, modified = ${p(modified)}
-        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} AND ${accessGuard(p, current.lineage)} RETURNING uid, position, data`,
+        WHERE uid = ${p(obj.uid)} AND date_trunc('milliseconds', modified) = ${p(current.obj.modified)} AND ${ownAccessUnchanged(p, current.obj)}
+          AND ${accessGuard(p, current.lineage.slice(0, -1))} RETURNING uid, position, data`,
       // The history entry's time is the change's: the history and `modified` agree.
       { write, history: history !== undefined ? { ...history, time: modified } : undefined, before: current, version: versionable(current.type) ? version : undefined })
         .catch((err: unknown) => { if ((err as { code?: string }).code === ACCESS_CHANGED) return null; throw err })

@@ -49,12 +49,6 @@ export class Users {
     return rows
   }
 
-  /** The full names of these users (those deleted, or without one, are absent): one query, for lists that name their actors. */
-  async fullnames (ids: readonly string[]): Promise<Map<string, string>> {
-    const { rows } = await this.db.query<{ id: string, fullname: string }>('SELECT id, fullname FROM users WHERE id = ANY($1::text[]) AND fullname IS NOT NULL AND fullname <> \'\'', [[...new Set(ids)]])
-    return new Map(rows.map(r => [r.id, r.fullname]))
-  }
-
   async get (id: string): Promise<UserRecord | undefined> {
     return (await this.db.query<UserRecord>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id])).rows[0]
   }

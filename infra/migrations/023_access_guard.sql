@@ -5,7 +5,9 @@
 -- granting search access by the roles before the change. The write's
 -- statement calls this with the lineage it read: FOR SHARE waits for a sharing
 -- change under way (its UPDATE of local roles holds the row) and then reads the
--- row as that change left it; when the roles or their blocking differ from
--- what the write read, the statement fails (SQLSTATE TKACL) and the write
--- starts over from the lineage as it is now (core/content/access-guard.ts).
-CREATE FUNCTION access_unchanged(uids uuid[], expected jsonb) RETURNS boolean LANGUAGE plpgsql AS $$ DECLARE actual jsonb; BEGIN SELECT jsonb_agg(jsonb_build_array(held.local_roles, held.local_roles_block) ORDER BY held.ord) INTO actual FROM (SELECT c.local_roles, c.local_roles_block, u.ord FROM unnest(uids) WITH ORDINALITY AS u(uid, ord) JOIN content c ON c.uid = u.uid FOR SHARE OF c) held; IF actual IS DISTINCT FROM expected THEN RAISE EXCEPTION 'the local roles above the object changed while it was written' USING ERRCODE = 'TKACL'; END IF; RETURN true; END $$;
+-- row as that change left it; the rows are locked top down, in the lineage's
+-- order, so that two writes never wait for each other crosswise. When the
+-- roles or their blocking differ from what the write read, the statement fails
+-- (SQLSTATE TKACL) and the write starts over from the lineage as it is now
+-- (core/content/access-guard.ts).
+CREATE FUNCTION access_unchanged(uids uuid[], expected jsonb) RETURNS boolean LANGUAGE plpgsql AS $$ DECLARE actual jsonb; BEGIN SELECT jsonb_agg(jsonb_build_array(held.local_roles, held.local_roles_block) ORDER BY held.ord) INTO actual FROM (SELECT c.local_roles, c.local_roles_block, u.ord FROM unnest(uids) WITH ORDINALITY AS u(uid, ord) JOIN content c ON c.uid = u.uid ORDER BY u.ord FOR SHARE OF c) held; IF actual IS DISTINCT FROM expected THEN RAISE EXCEPTION 'the local roles above the object changed while it was written' USING ERRCODE = 'TKACL'; END IF; RETURN true; END $$;

@@ -86,8 +86,7 @@ export default fp(async fastify => {
     }
     // As plone.app.layout's fullHistory: the workflow's entries, then the versions, sorted newest first (stable).
     const entries = [...await workflowEntries(request, located), ...await versionEntries(request, located)]
-    const fullnames = await fastify.users.fullnames(entries.flatMap(e => e.actor ?? []))
-    return entries.sort((a, b) => b.time.getTime() - a.time.getTime()).map(e => ({ ...e.entry, actor: actorOf(request.baseUrl, e.actor, fullnames) }))
+    return entries.sort((a, b) => b.time.getTime() - a.time.getTime()).map(e => ({ ...e.entry, actor: actorOf(request.baseUrl, e.actor) }))
   })
 
   /** The version a request names, of an object whose versions the caller may read: 404 when it has none such. */

@@ -12,6 +12,10 @@ export const stateTitle = (located: Located, state: string): string =>
 export const mayReadHistory = (located: Located, who: Principal): boolean =>
   can(who, Permission.Review, located) || can(who, Permission.RequestReview, located)
 
-/** The actor of a history entry, as plone.restapi's `@history` writes it: the user's full name, else the id (a user without one, or deleted). */
-export const actorOf = (baseUrl: string, userId: string | null, fullnames: ReadonlyMap<string, string>): Record<string, unknown> =>
-  ({ '@id': urlOf(baseUrl, `/@users/${userId ?? ''}`), fullname: (userId !== null ? fullnames.get(userId) : undefined) ?? userId, id: userId, username: null })
+/**
+ * The actor of a history entry, as plone.restapi's `@history` writes it, but named by id alone:
+ * the full name is a fact only `@users` shows (docs/api.md, "Security"), and the history is read
+ * by more than those who may list users.
+ */
+export const actorOf = (baseUrl: string, userId: string | null): Record<string, unknown> =>
+  ({ '@id': urlOf(baseUrl, `/@users/${userId ?? ''}`), fullname: userId, id: userId, username: null })

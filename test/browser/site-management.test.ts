@@ -69,8 +69,10 @@ t.test('Volto 18 manages the site in Chromium', async t => {
     await select(page, 'About us')
     await page.locator('.top-menu button[aria-label="Rename"]').click()
     await page.locator('#field-0_id').fill('about-the-conference')
+    // The row was there before: what tells the rename is done is the service's answer to Volto's PATCH.
+    const renamed = page.waitForResponse(response => response.request().method() === 'PATCH' && new URL(response.url()).pathname.endsWith('/about'))
     await page.locator('.modal button[aria-label="Save"]').click()
-    await page.locator('.folder-contents table tbody tr', { hasText: 'About us' }).first().waitFor()
+    t.equal((await renamed).status(), 204, 'Volto renames by a PATCH of the id')
     t.equal((await stored('/about-the-conference')).title, 'About us', 'the page answers at its new id')
     t.equal((await fetch(`${service}/about`, { headers: auth, redirect: 'manual' })).status, 302, 'its old id redirects')
   })
@@ -117,7 +119,8 @@ t.test('Volto 18 manages the site in Chromium', async t => {
     await page.locator('a[aria-label="login"]').first().waitFor()
     await logIn(page, volto, 'admin', ADMIN_PASSWORD)
     await page.goto(`${volto}/team/team-talk/historyview`)
-    await page.locator('table tbody tr', { hasText: 'Sam Speaker' }).first().waitFor()
+    // Actors are named by id (docs/api.md, "Security").
+    await page.locator('table tbody td', { hasText: /^\s*sam\s*$/ }).first().waitFor()
     t.ok(await page.locator('table tbody tr').count() >= 2, 'the creation and sam\'s edit')
   })
 
@@ -127,7 +130,7 @@ t.test('Volto 18 manages the site in Chromium', async t => {
     await page.locator('.deletion', { hasText: 'talk' }).first().waitFor()
     await page.locator('.addition', { hasText: 'speakers' }).first().waitFor()
     t.pass('the title\'s change shows as a deletion and an addition')
-    t.match(await page.locator('body').innerText(), /Sam Speaker/i, 'the version names its author')
+    t.match(await page.locator('body').innerText(), /\bsam\b/i, 'the version names its author')
   })
 
   await step('revert to the first version', async t => {
