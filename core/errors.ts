@@ -12,11 +12,15 @@ export interface FieldError {
   error: 'ValidationError'
 }
 
+/** A line of an uploaded CSV file that cannot be taken (plone.restapi's `csv_errors` of `@aliases`). */
+export interface CsvLineError { line_number: number, line: string, message: string }
+
 export interface ErrorBody {
   type: string
   message: string
   errors?: FieldError[]
   context?: string
+  csv_errors?: CsvLineError[]
 }
 
 export class ApiError extends Error {
@@ -25,8 +29,9 @@ export class ApiError extends Error {
   readonly errors?: FieldError[]
   context?: string
   readonly headers?: Record<string, string>
+  readonly csvErrors?: CsvLineError[]
 
-  constructor (statusCode: number, type: string, message: string, extra: { errors?: FieldError[], context?: string, headers?: Record<string, string> } = {}) {
+  constructor (statusCode: number, type: string, message: string, extra: { errors?: FieldError[], context?: string, headers?: Record<string, string>, csvErrors?: CsvLineError[] } = {}) {
     // A 4xx is the caller's doing: its stack is never logged, and capturing one cost more than the
     // rest of a 401's work (1.4 % of the service's time under a crowd of GETs, a third of them 401).
     const stackTraceLimit = Error.stackTraceLimit
@@ -41,6 +46,7 @@ export class ApiError extends Error {
     this.errors = extra.errors
     this.context = extra.context
     this.headers = extra.headers
+    this.csvErrors = extra.csvErrors
   }
 
   /** The body of the answer, its texts cut to a readable length (`quote`: whatever a message quotes of the request). */
@@ -50,6 +56,7 @@ export class ApiError extends Error {
       body.errors = this.errors.map(e => ({ ...e, ...(e.field !== undefined ? { field: quote(e.field) } : {}), message: quote(e.message, MAX_MESSAGE) }))
     }
     if (this.context !== undefined) body.context = this.context
+    if (this.csvErrors !== undefined) body.csv_errors = this.csvErrors.map(e => ({ ...e, line: quote(e.line), message: quote(e.message, MAX_MESSAGE) }))
     return body
   }
 }

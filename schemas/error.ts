@@ -9,5 +9,10 @@ export const ErrorSchema = Type.Object({
     message: Type.String(),
     error: Type.Literal('ValidationError')
   }))),
-  context: Type.Optional(Type.String({ description: 'URL of the nearest ancestor the caller may view' }))
+  context: Type.Optional(Type.String({ description: 'URL of the nearest ancestor the caller may view' })),
+  csv_errors: Type.Optional(Type.Array(Type.Object({
+    line_number: Type.Integer(),
+    line: Type.String(),
+    message: Type.String()
+  }), { description: 'The lines of an uploaded CSV file that cannot be taken (`@aliases`)' }))
 }, { $id: 'Error', title: 'Error' })

@@ -17,7 +17,7 @@ export interface AliasQuery {
 }
 
 /** A new alias: the path and the object it names, optionally when (else now). */
-export interface NewAlias { path: string, uid: string, created?: Date }
+export interface NewAlias { path: string, uid: string, created?: Date, manual?: boolean }
 
 /** Characters of an alias path at most (a content path's ids are 255 each; this bounds the index). */
 export const MAX_ALIAS_PATH = 2000
@@ -73,18 +73,21 @@ export class Redirects {
 
   /**
    * Adds aliases in one statement, each replacing the alias of the same
-   * path (plone.app.redirector's storage replaces it too). A path that names
-   * an object, or the object's own path, is refused (400), nothing added.
+   * path (plone.app.redirector's storage replaces it too; of one path given
+   * twice, the last counts). Added by hand unless `manual` says otherwise.
+   * A path that names an object, or the object's own path, is refused (400),
+   * nothing added.
    */
-  async add (aliases: NewAlias[], q: Queryable = this.db): Promise<void> {
+  async add (given: NewAlias[], q: Queryable = this.db): Promise<void> {
+    const aliases = [...new Map(given.map(a => [a.path, a])).values()]
     if (aliases.length === 0) return
     const { rows: taken } = await q.query<{ path: string }>('SELECT path FROM content WHERE path = ANY($1)', [aliases.map(a => a.path)])
     if (taken.length > 0) throw BadRequest(`'${taken[0].path.slice(0, 100)}' is the path of an object; an alias cannot take it.`)
     await q.query(`INSERT INTO redirects (path, uid, manual, created)
-      SELECT a.path, a.uid, true, COALESCE(a.created, now()) FROM unnest($1::text[], $2::uuid[], $3::timestamptz[]) AS a(path, uid, created)
+      SELECT a.path, a.uid, a.manual, COALESCE(a.created, now()) FROM unnest($1::text[], $2::uuid[], $3::timestamptz[], $4::boolean[]) AS a(path, uid, created, manual)
       JOIN content c ON c.uid = a.uid
-      ON CONFLICT (path) DO UPDATE SET uid = EXCLUDED.uid, manual = true, created = EXCLUDED.created`,
-    [aliases.map(a => a.path), aliases.map(a => a.uid), aliases.map(a => a.created ?? null)])
+      ON CONFLICT (path) DO UPDATE SET uid = EXCLUDED.uid, manual = EXCLUDED.manual, created = EXCLUDED.created`,
+    [aliases.map(a => a.path), aliases.map(a => a.uid), aliases.map(a => a.created ?? null), aliases.map(a => a.manual ?? true)])
   }
 
   /** Removes these aliases (of one object when `uid` is given); answers how many went. */

@@ -42,10 +42,16 @@ export class Users {
     return created.rowCount > 0
   }
 
-  /** Every user, or those whose id, name or e-mail contains `text`, by id. */
-  async list (text?: string): Promise<UserRecord[]> {
+  /**
+   * The users, by id: those whose id, name or e-mail contains `text` (all
+   * without), members of one of `groups` (any group, without), the first
+   * `limit` of them.
+   */
+  async list ({ text, groups, limit }: { text?: string, groups?: readonly string[], limit: number }): Promise<UserRecord[]> {
     const { rows } = await this.db.query<UserRecord>(`SELECT ${COLUMNS} FROM users
-      WHERE $1::text IS NULL OR id ILIKE '%' || $1 || '%' OR fullname ILIKE '%' || $1 || '%' OR email ILIKE '%' || $1 || '%' ORDER BY id`, [text ?? null])
+      WHERE ($1::text IS NULL OR id ILIKE '%' || $1 || '%' OR fullname ILIKE '%' || $1 || '%' OR email ILIKE '%' || $1 || '%')
+        AND ($2::text[] IS NULL OR EXISTS (SELECT 1 FROM group_members m WHERE m.user_id = users.id AND m.group_id = ANY($2)))
+      ORDER BY id LIMIT $3`, [text ?? null, groups ?? null, limit])
     return rows
   }
 

@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import multipart from '@fastify/multipart'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
+import { aliasesOfCsv } from '../../core/content/alias-csv.js'
 import { aliasPath, Redirects, type Alias, type NewAlias } from '../../core/content/redirects.js'
 import type { Located } from '../../core/content/rows.js'
 import { urlOf } from '../../core/content/urls.js'
-import { BadRequest } from '../../core/errors.js'
+import { BadRequest, UnsupportedMediaType } from '../../core/errors.js'
 import { batchingLinks, batchOf } from '../../core/query/paging.js'
 import { parseBoolean, parseDate, parseZopeQuery } from '../../core/query/zope.js'
 import { can } from '../../core/security/permissions.js'
@@ -21,6 +23,10 @@ declare module 'fastify' {
 
 /** Aliases one request may add or remove. */
 export const MAX_ALIASES = 1000
+/** Bytes of an uploaded CSV file of aliases at most (100,000 lines of two paths of about 50 characters). */
+const MAX_CSV_BYTES = 10 * 1024 * 1024
+/** The types of a CSV file (Plone's upload takes these two). */
+const CSV_TYPES = new Set(['text/csv', 'application/csv'])
 /** Lines of the CSV download at most (all of a site's aliases, read in one statement). */
 const MAX_CSV_LINES = 100_000
 /**
@@ -79,12 +85,14 @@ export default fp(async fastify => {
     const query = parseZopeQuery(queryOf(request.url))
     const batch = batchOf(query)
     const csv = wantsCsv(request)
-    const q = query.query ?? query.q
+    // An empty filter is none, as plone.restapi reads them (Volto's Aliases panel sends `start=&end=&manual=&q=`).
+    const given = (key: string): unknown => query[key] === '' ? undefined : query[key]
+    const q = given('query') ?? given('q')
     const { items, total } = await redirects.list({
       q: q === undefined ? undefined : String(q),
-      manual: query.manual === undefined ? undefined : parseBoolean(query.manual, 'manual'),
-      start: query.start === undefined ? undefined : parseDate(query.start, 'start'),
-      end: query.end === undefined ? undefined : parseDate(query.end, 'end'),
+      manual: given('manual') === undefined ? undefined : parseBoolean(query.manual, 'manual'),
+      start: given('start') === undefined ? undefined : parseDate(query.start, 'start'),
+      end: given('end') === undefined ? undefined : parseDate(query.end, 'end'),
       // The CSV download is the whole list (bounded), not a page of it.
       offset: csv ? 0 : batch.start,
       limit: csv ? MAX_CSV_LINES : batch.size
@@ -125,13 +133,53 @@ export default fp(async fastify => {
     return aliases
   }
 
-  fastify.post('/@aliases', {
-    schema: { summary: 'Add aliases of an object; at the site root, of any object (`redirect-to`)', tags: ['aliases'], security: [{ bearer: [] }], body: Items, response: { 204: Type.Null(), ...errorResponses } }
-  }, async (request, reply) => {
-    const located = await requireContext(content, request, Permission.Modify)
-    if (located.obj.path === '/') requireManager(request, 'Adding aliases of the site needs the permission to manage the portal.')
-    await redirects.add(await aliasesOf(request, located))
-    return reply.code(204).send()
+  /** The text of the CSV file of a multipart upload (its part `file`), bounded; 400 without one, 415 for another kind of file. */
+  async function uploadedCsv (request: FastifyRequest): Promise<string> {
+    let text: string | undefined
+    for await (const part of request.parts()) {
+      if (part.type !== 'file') continue
+      if (part.fieldname !== 'file' || text !== undefined) {
+        part.file.resume()
+        throw BadRequest('The upload takes one file, in its part \'file\'.')
+      }
+      if (!CSV_TYPES.has(part.mimetype.split(';')[0].trim().toLowerCase())) {
+        part.file.resume()
+        throw UnsupportedMediaType('Uploaded file is not a valid CSV file (text/csv).')
+      }
+      const bytes = await part.toBuffer()
+      text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
+    }
+    if (text === undefined) throw BadRequest('No file uploaded.')
+    return text
+  }
+
+  // A scope of its own: only this route takes multipart bodies (a CSV file of aliases, as Volto's control panel uploads it).
+  await fastify.register(async scoped => {
+    await scoped.register(multipart, {
+      limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 10, fieldSize: 1000, parts: 11, headerPairs: 50 },
+      throwFileSizeLimit: true
+    })
+    scoped.post('/@aliases', {
+      schema: {
+        summary: 'Add aliases of an object; at the site root, of any object (`redirect-to`), also from a CSV file (multipart, part `file`)',
+        tags: ['aliases'],
+        security: [{ bearer: [] }],
+        body: { content: { 'application/json': { schema: Items }, 'multipart/form-data': { schema: {} } } },
+        response: { 204: Type.Null(), ...errorResponses }
+      }
+    }, async (request, reply) => {
+      const located = await requireContext(content, request, Permission.Modify)
+      const site = located.obj.path === '/'
+      if (site) requireManager(request, 'Adding aliases of the site needs the permission to manage the portal.')
+      if (request.isMultipart()) {
+        if (!site) throw BadRequest('A CSV file of aliases is uploaded at the site root.')
+        await redirects.add(await aliasesOfCsv(fastify.db, await uploadedCsv(request)))
+      } else {
+        if (request.body === undefined) throw BadRequest('The body lists the aliases: {"items": [...]}.')
+        await redirects.add(await aliasesOf(request, located))
+      }
+      return reply.code(204).send()
+    })
   })
 
   fastify.delete('/@aliases', {

@@ -85,7 +85,8 @@ export default fp(async fastify => {
     const root = await siteRoot()
     return {
       '@id': `${request.baseUrl}/@site`,
-      features: { filter_aliases_by_date: false, multilingual: false },
+      // `@aliases` at the root filters by `start` and `end` (Volto's Aliases panel then offers them, and its CSV upload).
+      features: { filter_aliases_by_date: true, multilingual: false },
       'plone.site_title': String(root.obj.data.title ?? ''),
       'plone.site_logo': null,
       'plone.robots_txt': '',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import Type, { type TNull, type TSchema, type TUnion } from 'typebox'
+import Type, { type Static, type TNull, type TSchema, type TUnion } from 'typebox'
 import { BadRequest, Forbidden, NotFound, Unauthorized } from '../../core/errors.js'
 import { GLOBAL_ROLES, Permission, SITE_ROLE_MAP, allows, type Principal } from '../../core/security/roles.js'
 import { ADMIN_USER, type UserChanges, type UserRecord } from '../../core/security/users.js'
@@ -36,6 +36,19 @@ const Email = Type.String({ format: 'email', maxLength: 254 })
 const Password = Type.String({ minLength: 8, maxLength: 1024 })
 const errors = { 400: { $ref: 'Error#' }, 401: { $ref: 'Error#' }, 403: { $ref: 'Error#' }, 404: { $ref: 'Error#' }, 409: { $ref: 'Error#' } }
 const IdParam = Type.Object({ id: Type.String() })
+/** Users a listing answers at most (a site's every user, for Volto's control panel, which pages them itself). */
+const MAX_USERS_LISTED = 10_000
+/** Users a search answers unless `limit` says otherwise (plone.restapi's DEFAULT_SEARCH_RESULTS_LIMIT). */
+const DEFAULT_USER_SEARCH_LIMIT = 25
+const GroupFilter = Type.Union([Type.String({ maxLength: 200 }), Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 })])
+const UserListQuery = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 200 })),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  // Query values are strings (no coercion): a count of 1 to MAX_USERS_LISTED, checked by the route.
+  limit: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,4}$' })),
+  'groups-filter:list': Type.Optional(GroupFilter),
+  'groups-filter': Type.Optional(GroupFilter)
+}, { additionalProperties: false })
 
 /** Global roles as Volto's user control panel sends them, `{"Editor": true, "Contributor": false}`; roles this site does not have may only be false. */
 const RoleMap = Type.Record(Type.String(), Type.Boolean())
@@ -82,11 +95,21 @@ export default fp(async fastify => {
   const notFound = (request: FastifyRequest): Error => NotFound(request.absoluteUrl(addressOf(request.raw).originalUrl))
 
   fastify.get('/@users', {
-    schema: { summary: 'List users (Manager)', tags: ['users'], security: [{ bearer: [] }], querystring: Type.Object({ query: Type.Optional(Type.String()) }), response: { 200: Type.Object({ '@id': Type.String(), items: Type.Array(UserSchema), items_total: Type.Integer() }), ...errors } }
+    schema: { summary: 'List users (Manager): all, or those a search finds (`query`, `search`), members of groups (`groups-filter:list`), the first `limit`', tags: ['users'], security: [{ bearer: [] }], querystring: UserListQuery, response: { 200: Type.Object({ '@id': Type.String(), items: Type.Array(UserSchema), items_total: Type.Integer() }), ...errors } }
   }, async request => {
     requireManager(request.principal)
-    const { query } = request.query as { query?: string }
-    const listed = await users.list(query)
+    const query = request.query as Static<typeof UserListQuery>
+    const groupFilter = [query['groups-filter:list'] ?? [], query['groups-filter'] ?? []].flat()
+    const texts = [query.query, query.search].filter(t => t !== undefined && t !== '')
+    if (texts.length > 1 && texts[0] !== texts[1]) throw BadRequest('Search users by query or by search, not by both.')
+    const limit = query.limit === undefined ? undefined : Number(query.limit)
+    if (limit !== undefined && limit > MAX_USERS_LISTED) throw BadRequest(`limit: at most ${MAX_USERS_LISTED}.`)
+    const listed = await users.list({
+      text: texts[0],
+      // Every user is a member of the virtual group.
+      groups: groupFilter.length === 0 || groupFilter.includes(VIRTUAL_GROUP.id) ? undefined : groupFilter,
+      limit: limit ?? (texts.length > 0 || groupFilter.length > 0 ? DEFAULT_USER_SEARCH_LIMIT : MAX_USERS_LISTED)
+    })
     const groups = await groupsOfUsers(fastify.db, listed.map(u => u.id))
     const items = listed.map(u => serialize(request.baseUrl, u, groups.get(u.id)))
     return { '@id': urlOf(request.baseUrl, '/@users'), items, items_total: items.length }

@@ -50,6 +50,8 @@ t.test('aliases', async t => {
       { datetime: '2022-05-05T00:00:00', manual: true, path: '/fizzbuzz', 'redirect-to': '/front-page' },
       { datetime: '2022-05-05T00:00:00', manual: true, path: '/old-page', 'redirect-to': '/front-page' }
     ])
+    const volto = await call('GET', '/@aliases?b_size=10&b_start=0&end=&manual=&q=&start=', undefined, admin)
+    t.same([volto.statusCode, volto.json().items_total], [200, all.items_total], 'empty filters, as Volto\'s panel sends them, are none')
     const filtered = (await call('GET', '/@aliases?query=/fizzbuzz', undefined, admin)).json()
     t.same([filtered.items_total, filtered.items[0].path], [1, '/fizzbuzz'])
     const paged = (await call('GET', '/@aliases?b_size=1', undefined, admin)).json()
@@ -75,6 +77,65 @@ t.test('aliases', async t => {
     t.equal((await call('POST', '/front-page/@aliases', { items: many }, admin)).statusCode, 400)
     t.equal((await call('POST', '/@aliases', { items: [{ path: '/x', 'redirect-to': '/nothing' }] }, admin)).statusCode, 400)
     t.equal((await call('POST', '/front-page/@aliases', JSON.parse('{"items": [], "__proto__": {}}'), admin)).statusCode, 400)
+  })
+
+  /** A multipart upload of `text` as Volto's control panel sends it (a Blob in part `file`), encoded by the platform's FormData. */
+  const upload = async (text: string, { token = admin, type = 'text/csv', field = 'file', path = '/@aliases' } = {}): Promise<{ statusCode: number, body: string, json: () => any }> => {
+    const form = new FormData()
+    form.append(field, new Blob([text], { type }), 'blob')
+    const encoded = new Response(form)
+    return await inject({ method: 'POST', url: path, payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')!, authorization: `Bearer ${token}` } })
+  }
+
+  await t.test('the site\'s aliases from a CSV file (the redirects control panel\'s upload)', async t => {
+    // A header, both delimiters' forms of lines, the download's date format, manual false, CRLF newlines.
+    const csv = 'old path,new path,datetime,manual\r\n/csv-one,/front-page\r\n"/csv,two",/folder/,2021/01/02 03:04:05 GMT+0,False\r\n/csv-three,/folder,2021-06-01T00:00:00Z\r\n'
+    const res = await upload(csv)
+    t.equal(res.statusCode, 204, res.body)
+    const listed = new Map((await call('GET', '/@aliases?query=/csv', undefined, admin)).json().items.map((i: { path: string }) => [i.path, i]))
+    t.same([...listed.keys()].sort(), ['/csv,two', '/csv-one', '/csv-three'])
+    t.match(listed.get('/csv-one'), { manual: true, 'redirect-to': '/front-page' })
+    t.same(listed.get('/csv-three'), { datetime: '2021-06-01T00:00:00', manual: true, path: '/csv-three', 'redirect-to': '/folder' })
+    t.same(listed.get('/csv,two'), { datetime: '2021-01-02T03:04:05', manual: false, path: '/csv,two', 'redirect-to': '/folder' })
+    t.same([(await call('GET', '/csv-one', undefined, admin)).headers.location], [`${BASE}/front-page`], 'an uploaded alias redirects')
+    t.equal((await upload('/semi;/front-page\n/colon;/folder\n')).statusCode, 204, 'semicolons are found as the delimiter')
+    t.equal((await call('GET', '/colon', undefined, admin)).statusCode, 302)
+
+    // Every line is checked; any error and nothing of the file is added.
+    const bad = await upload([
+      '/fine-line,/front-page', // 1: would be fine
+      '/only-one-column', // 2
+      'relative,/front-page', // 3
+      '/to-nowhere,/nothing-here', // 4
+      '/front-page,/folder', // 5: a working path
+      '/csv-one,/folder', // 6: already an alias
+      '/outside,https://example.org/page', // 7: outside the site
+      '/self,/self', // 8
+      '/@@view,/front-page' // 9
+    ].join('\n'))
+    t.equal(bad.statusCode, 400, bad.body)
+    t.match(bad.json(), { type: 'BadRequest', message: /^Found 8 errors in CSV file \(delimiter detected: ,\)\.$/ })
+    t.same(bad.json().csv_errors.map((e: { line_number: number }) => e.line_number), [2, 3, 4, 5, 6, 7, 8, 9])
+    t.match(bad.json().csv_errors[2], { line: '/to-nowhere,/nothing-here', message: 'The provided target object does not exist.' })
+    t.equal((await call('GET', '/fine-line', undefined, admin)).statusCode, 404, 'nothing of a refused file was added')
+
+    const many = await upload(Array.from({ length: 150 }, (_, i) => `/missing-${i},/nowhere`).join('\n'))
+    t.equal(many.json().csv_errors.length, 100, 'at most 100 lines listed')
+    t.match(many.json().message, /Found 150 errors/)
+    t.equal((await upload('/x,/front-page', { type: 'application/pdf' })).statusCode, 415, 'not a CSV file')
+    t.equal((await upload('/x,/front-page', { field: 'other' })).statusCode, 400, 'not in the part named file')
+    t.equal((await upload('/x,/front-page', { path: '/folder/@aliases' })).statusCode, 400, 'a file is uploaded at the site root')
+    t.equal((await upload('/x,/front-page', { token: member })).statusCode, 403, 'the managers\' upload')
+    const huge = await upload(`/x,/front-page\n${'/y,/front-page\n'.repeat(800_000)}`)
+    t.equal(huge.statusCode, 413, 'a file larger than 10 MB')
+    t.equal(huge.json().type, 'PayloadTooLarge')
+    t.equal((await upload('"/unclosed,/front-page\n')).statusCode, 400, 'not CSV')
+    t.equal((await call('GET', '/x', undefined, admin)).statusCode, 404, 'nothing of the refused files was added')
+    // One path twice in one request: the last counts (no 500 from an upsert that meets its own row).
+    t.equal((await call('POST', '/@aliases', { items: [{ path: '/twice', 'redirect-to': '/folder' }, { path: '/twice', 'redirect-to': '/front-page' }] }, admin)).statusCode, 204)
+    t.equal((await call('GET', '/twice', undefined, admin)).headers.location, `${BASE}/front-page`)
+    t.equal((await upload('/twice-csv,/folder\n/twice-csv,/front-page\n')).statusCode, 204)
+    t.equal((await call('GET', '/twice-csv', undefined, admin)).headers.location, `${BASE}/front-page`)
   })
 
   await t.test('redirects of a move: rest of the path, services, query, HEAD, ++api++', async t => {

@@ -35,6 +35,19 @@ t.test('a Manager creates, lists, reads, changes and deletes users', async t => 
   t.same(listed.json().items.map((u: { id: string }) => u.id), ['admin', 'jane', 'joe'], 'sorted by id')
   t.same((await call('GET', '/@users?query=doe', undefined, admin)).json().items.map((u: { id: string }) => u.id), ['jane'], 'query searches names too')
   t.same((await call('GET', '/@users/jane', undefined, admin)).json(), jane)
+  // Volto's users control panel: search, limit, groups-filter:list (plone.restapi's _get_filtered_users).
+  t.equal((await call('POST', '/@groups', { groupname: 'editors', users: ['jane'] }, admin)).statusCode, 201)
+  const ids = async (query: string): Promise<string[]> => (await call('GET', `/@users?${query}`, undefined, admin)).json().items.map((u: { id: string }) => u.id)
+  t.same(await ids('search=JANE'), ['jane'], 'search as query, ignoring case')
+  t.same(await ids('groups-filter:list=editors'), ['jane'], 'members of a group')
+  t.same(await ids('groups-filter:list=editors&groups-filter:list=nobody'), ['jane'], 'members of any of the groups')
+  t.same(await ids('groups-filter:list=AuthenticatedUsers'), ['admin', 'jane', 'joe'], 'every user is in the virtual group')
+  t.same(await ids('groups-filter:list=editors&query=joe'), [], 'a search among the members')
+  t.same(await ids('limit=2'), ['admin', 'jane'], 'the first limit users')
+  for (const bad of ['limit=0', 'limit=10001', 'limit=x', 'unknown=1', `query=${'x'.repeat(201)}`, 'query=jane&search=joe', `${'groups-filter:list=g&'.repeat(101)}`]) {
+    t.equal((await call('GET', `/@users?${bad}`, undefined, admin)).statusCode, 400, bad.slice(0, 40))
+  }
+  t.equal((await call('DELETE', '/@groups/editors', undefined, admin)).statusCode, 204)
 
   const janesToken = (await login(service, 'jane', 'jane-password')).json().token
   const changed = await call('PATCH', '/@users/jane', { fullname: 'Jane Q. Doe', email: 'jq@example.org', roles: ['Reviewer'], password: 'a new password' }, admin)

@@ -77,6 +77,17 @@ t.test('Volto 18 manages the site in Chromium', async t => {
     t.equal((await fetch(`${service}/about`, { headers: auth, redirect: 'manual' })).status, 302, 'its old id redirects')
   })
 
+  await step('upload aliases from a CSV file in the aliases control panel', async t => {
+    await page.goto(`${volto}/controlpanel/aliases`)
+    await page.getByRole('button', { name: /Bulk upload CSV/ }).click()
+    await page.locator('.modal input[type="file"]').setInputFiles({ name: 'aliases.csv', mimeType: 'text/csv', buffer: Buffer.from('/conference,/about-the-conference\n/old-archive,/archive,2024/05/05 10:00:00 GMT+0,true\n') })
+    const uploaded = page.waitForResponse(response => response.request().method() === 'POST' && new URL(response.url()).pathname.endsWith('/@aliases'))
+    await page.locator('.modal button[aria-label="Save"]').click()
+    t.equal((await uploaded).status(), 204, 'Volto sends the file as multipart, the service adds its aliases')
+    await page.locator('#page-aliases', { hasText: '/old-archive' }).waitFor()
+    t.match((await fetch(`${service}/conference`, { headers: auth, redirect: 'manual' })).headers.get('location'), /\/about-the-conference$/, 'an uploaded alias redirects')
+  })
+
   await step('add a group in the groups control panel', async t => {
     await page.goto(`${volto}/controlpanel/groups`)
     await page.locator('#toolbar-add').click()
