@@ -6,7 +6,8 @@
  * docs/performance.md). Options:
  *   --full           1k, 10k and 100k talks, longer runs (default: quick, 1k)
  *   --only=a,b       only these scenarios (ids from scenarios.mjs, or the jobs
- *                    reindex-solr, drain-1-worker, drain-2-workers); the floors
+ *                    reindex-solr, drain-1-worker, drain-2-workers,
+ *                    move-folder-10k); the floors
  *                    they are compared with always run
  *   --sizes=1000,..  talk counts to measure at (1000000: see the seeder)
  *   --cpu-prof       run the service under `node --cpu-prof` (figures are then perturbed)
@@ -37,6 +38,7 @@ import { parseArgs } from 'node:util'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
 import { downloads, newFolder, sendBytes, tusUpload, uploadImages } from './media.mjs'
+import { MOVED_TALKS, moveFolder } from './site-jobs.mjs'
 import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, resetPeak, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
@@ -101,7 +103,8 @@ const JOBS = {
   upload: { id: 'upload-500mb-tus', title: 'a 500 MB File sent up by resumable upload (@tus-upload, PATCHes of 50 MB), one client', group: 'job', unit: 'MB/s', floor: 'floor-upload-stream' },
   uploadStream: { id: 'floor-upload-stream', title: 'floor: the same bytes in one request written into a large object in 1 MiB slices with pg', group: 'floor', unit: 'MB/s' },
   download: { id: 'download-500mb', title: 'GET @@download/file of a 500 MB File, one client, the same file downloaded again, anonymous', group: 'job', unit: 'MB/s', floor: 'floor-file-stream' },
-  fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed by one binary COPY of its 256 KiB slices with pg', group: 'floor', unit: 'MB/s' }
+  fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed by one binary COPY of its 256 KiB slices with pg', group: 'floor', unit: 'MB/s' },
+  move: { id: 'move-folder-10k', title: `POST @move of a folder of ${MOVED_TALKS} published talks into another, Solr on (delivered by the request), one client; then Solr's drift`, group: 'job', unit: 'objects/s' }
 }
 const chosen = scenario => only === undefined || only.includes(scenario.id)
 /** What runs: the chosen scenarios and jobs, and every floor one of them is compared with (floor-db always). */
@@ -110,6 +113,8 @@ const selected = scenario => scenario.group !== 'floor'
   : scenario.id === 'floor-db' || scenario.id === 'floor-static' ||
     [...SCENARIOS, ...Object.values(JOBS)].some(s => s.floor === scenario.id && chosen(s))
 const FULL_TEXT_SOLR = SCENARIOS.find(s => s.id === 'fulltext-solr')
+/** The targets of scenarios measured once, at the largest size, by a service of their own started after the levels. */
+const AFTER_THE_LEVELS = ['async', 'unversioned']
 const SOLR_ON = { active: true, auto_commit: true, commit_within: 0 }
 const stamp = new Date().toISOString().replace(/[:.]/g, '-')
 const outDir = join(ROOT, 'bench', 'results', stamp)
@@ -364,6 +369,7 @@ async function main () {
   let service
   let peer
   let asyncService
+  let unversioned
   let floor
   let solr
   let redis
@@ -375,6 +381,7 @@ async function main () {
     await service?.stop()
     await peer?.stop()
     await asyncService?.stop()
+    await unversioned?.stop()
     await Promise.all([solr?.stop(), redis?.stop()])
     await database.drop()
   }
@@ -433,7 +440,7 @@ async function main () {
     let job = 0
     const measure = async (scenario, talks, ctx) => {
       say(`${scenario.id} at ${talks} talks`)
-      const target = { floor, solr, async: asyncService }[scenario.target] ?? service
+      const target = { floor, solr, async: asyncService, unversioned }[scenario.target] ?? service
       if (scenario.settings !== undefined) await call(target.url, 'PATCH', '/@controlpanels/solr-controlpanel', scenario.settings, tokens.admin)
       const jobCtx = { ...ctx, job: ++job }
       try {
@@ -512,7 +519,7 @@ async function main () {
         report.results.push(record)
       }
       const records = []
-      for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && s.target !== 'async' && selected(s) && (level === 0 || s.scaled))) {
+      for (const scenario of SCENARIOS.filter(s => s.id !== 'floor-db' && !AFTER_THE_LEVELS.includes(s.target) && selected(s) && (level === 0 || s.scaled))) {
         if (scenario.id === 'floor-solr-query') {
           // The selects to replay are the ones the service sends now, with Solr on as the Solr search left it.
           try {
@@ -533,6 +540,15 @@ async function main () {
         compare(download, floorDownload)
         report.results.push(floorUpload, upload, floorDownload, download)
       }
+      if (level === 0 && selected(JOBS.move)) {
+        say(`${JOBS.move.id} at ${sample.count} talks`)
+        try {
+          const moved = await moveFolder(service.url, tokens.admin, SOLR_ON)
+          report.results.push({ ...jobRecord(JOBS.move, sample.count, moved.objects, moved.seconds), solrDrift: moved.drift, drifted: moved.drifted })
+        } catch (err) {
+          report.results.push({ ...JOBS.move, talks: sample.count, status: 'failed', reason: err.message })
+        }
+      }
       const after = await measure(floorScenario, sample.count, ctx)
       if (before.status === 'measured' && after.status === 'measured') {
         const floorRate = (before.rate + after.rate) / 2
@@ -548,9 +564,19 @@ async function main () {
     await service.stop()
     await peer?.stop()
 
+    const largest = report.service.seeded.at(-1).talks
+    // Versioning is read at start too: PATCH again, at the largest size, on a service that keeps no versions.
+    const unversionedScenario = SCENARIOS.find(s => s.target === 'unversioned')
+    if (selected(unversionedScenario)) {
+      say('starting the service with VERSIONS_KEPT=0')
+      unversioned = await startService({ ...env, VERSIONS_KEPT: '0' }, 'service-unversioned.log')
+      await measure(unversionedScenario, largest, { talks: (await sampleTalks(database.url)).paths, tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks })
+      await unversioned.stop()
+      unversioned = undefined
+    }
+
     // Asynchronous indexing is read at start: a service of its own, without a worker, so that the queue fills.
     const asyncEnv = { ...env, SOLR_ASYNC: 'true', INDEX_WORKER: 'external' }
-    const largest = report.service.seeded.at(-1).talks
     const asyncScenario = SCENARIOS.find(s => s.target === 'async')
     const asyncCtx = { talks: [], tokens, memberLogin: MEMBER, bulkTalks: settings.bulkTalks }
     if (selected(asyncScenario)) {

@@ -6,7 +6,8 @@
  *
  * Fields: `target` (service, floor, `solr`: the search server itself,
  * `async`: the service started with SOLR_ASYNC=true for the asynchronous
- * scenarios, or `crowd`: below), `floor` (the floor a scenario's ratio is taken to:
+ * scenarios, `unversioned`: the service started with VERSIONS_KEPT=0, both
+ * measured at the largest size after the levels, or `crowd`: below), `floor` (the floor a scenario's ratio is taken to:
  * `floor-db` unless named), `group` (floor, read, search, write,
  * mix, job), `scaled` (run again at every size of the scaling profile), `amount`
  * (a job of a fixed number of requests instead of a fixed duration),
@@ -315,6 +316,14 @@ export const SCENARIOS = [
     scaled: true,
     settings: CATALOGUE,
     plan: ctx => ({ requests: [patchTalks(ctx, 'Edited')] })
+  },
+  {
+    id: 'patch-versions-off',
+    title: 'PATCH one talk on a service that keeps no versions (VERSIONS_KEPT=0), no Solr: what PATCH, which keeps one, is compared with',
+    target: 'unversioned',
+    group: 'write',
+    settings: CATALOGUE,
+    plan: ctx => ({ requests: [patchTalks(ctx, 'Edited, no version kept')] })
   },
   {
     id: 'get-folder-editing',

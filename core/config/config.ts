@@ -34,7 +34,7 @@ export const ConfigSchema = Type.Object({
   UPLOAD_MAX_BYTES: Type.Integer({ default: 4 * 1024 * 1024 * 1024, minimum: 1, description: 'Largest file a resumable upload (@tus-upload) may bring, in bytes (Tus-Max-Size); an image\'s stays IMAGE_MAX_BYTES' }),
   UPLOAD_LIFETIME: Type.Integer({ default: 3600, minimum: 1, description: 'Seconds an unfinished resumable upload is kept after its last bytes arrived' }),
   UPLOAD_MAX_OPEN: Type.Integer({ default: 10, minimum: 1, description: 'Unfinished resumable uploads one user may have at a time' }),
-  VERSIONS_KEPT: Type.Integer({ default: DEFAULT_VERSIONS_KEPT, minimum: 1, maximum: MAX_VERSIONS_KEPT, description: 'Versions kept per object of a versionable type (docs/versions.md); each edit deletes those older than the newest this many' }),
+  VERSIONS_KEPT: Type.Integer({ default: DEFAULT_VERSIONS_KEPT, minimum: 0, maximum: MAX_VERSIONS_KEPT, description: 'Versions kept per object of a versionable type (docs/versions.md); each edit deletes those older than the newest this many; 0: versioning off, no edit keeps a version' }),
   IMPORT_MAX_ITEMS: Type.Integer({ default: 1000, minimum: 1, description: 'Most objects one POST <folder>/@import may create' }),
   // A budget keeps its failures' times in one row, rewritten at each failure: bounded.
   LOGIN_MAX_FAILURES: Type.Integer({ default: 5, minimum: 1, maximum: 10000, description: 'Failed logins per account from unknown clients, and per known device, before throttling' }),

@@ -13,7 +13,7 @@ export interface FollowingParts { write?: CheckedWrite, history?: HistoryEntry, 
  * The parts of a write of one object (core/content/store.ts, `writeOne`) that
  * follow its row's change, the CTE `changed`: each reads the uid `changed`
  * returns, so that none is written when the row was not (a version check
- * that failed). `versionsKept`: the retention of versions.
+ * that failed). `versionsKept`: the retention of versions (0: none kept).
  */
 export function followChange (statement: Statement, result: Located, parts: FollowingParts, versionsKept: number): void {
   const { p } = statement
@@ -23,7 +23,8 @@ export function followChange (statement: Statement, result: Located, parts: Foll
       SELECT uid, (SELECT COALESCE(max(seq) + 1, 0) FROM workflow_history WHERE workflow_history.uid = changed.uid),
         ${p(history.action)}, ${p(history.actor)}, ${p(history.comments)}, ${p(history.review_state)}, ${p(history.time)} FROM changed`)
   }
-  if (version !== undefined) addVersion(statement, 'changed', result.obj, version, versionsKept)
+  // Versioning off (VERSIONS_KEPT=0): the versions kept so far stay as they are.
+  if (version !== undefined && versionsKept > 0) addVersion(statement, 'changed', result.obj, version, versionsKept)
   indexLinks(statement, 'changed', result, before)
   for (const [i, [field, binary]] of [...write?.binaries ?? []].entries()) {
     if (binary.upload !== undefined) statement.with(`upload${i}`, endUpload(p(binary.upload), 'changed'))

@@ -62,7 +62,8 @@ function addAbsentFeatures (result: Record<string, unknown>): void {
  * and search results (from catalogue metadata, without loading objects).
  */
 export class Serializer {
-  constructor (private readonly types: ContentTypeRegistry) {}
+  /** `versioning`: whether edits keep versions (VERSIONS_KEPT > 0), as `versioning_enabled` tells Volto. */
+  constructor (private readonly types: ContentTypeRegistry, private readonly versioning = true) {}
 
   /** Validates `metadata_fields` (`_all` = every metadata column) into column names. */
   metadataFields (requested: unknown): string[] {
@@ -149,7 +150,7 @@ export class Serializer {
     result.expires = isoDate(obj.data.expires as string | undefined)
     result.lock = { ...UNLOCKED }
     addAbsentFeatures(result)
-    if (versionable(type)) result.versioning_enabled = true
+    if (versionable(type)) result.versioning_enabled = this.versioning
     for (const name of type.fields.keys()) {
       if (name === 'effective' || name === 'expires') continue
       result[name] = this.fieldValue(url, obj, type, name, obj.data[name], links)

@@ -68,7 +68,7 @@ export default fp(async fastify => {
   fastify.decorate('outbox', outbox)
   fastify.decorate('content', content)
   fastify.decorate('transitions', new Transitions(fastify.db, content))
-  const serializer = new Serializer(types)
+  const serializer = new Serializer(types, fastify.config.VERSIONS_KEPT > 0)
   fastify.decorate('serializer', serializer)
   const parser = new QueryParser(name => catalogSearch.index(name))
   fastify.decorate('listings', new Listings({ db: fastify.db, parser, catalogSearch, store: content, serializer }))

@@ -184,3 +184,18 @@ t.test('@history with versions', async t => {
     t.match((await call('GET', talk, undefined, admin)).json(), { title: 'To be locked', review_state: 'pending' })
   })
 })
+
+t.test('VERSIONS_KEPT=0 turns versioning off: edits keep no version, the workflow history stays', async t => {
+  const { app, call, tokenFor } = await build(t, { env: { VERSIONS_KEPT: '0' } })
+  const admin = await tokenFor('admin')
+  const created = await call('POST', '/', { '@type': 'Document', title: 'Unversioned' }, admin)
+  t.equal(created.statusCode, 201, created.body)
+  const page = new URL(created.json()['@id']).pathname
+  t.equal(created.json().versioning_enabled, false, 'Volto is told that this type keeps no versions')
+  t.equal((await call('PATCH', page, { title: 'Edited', changeNote: 'no version of this' }, admin)).statusCode, 204)
+  const history = (await call('GET', `${page}/@history`, undefined, admin)).json()
+  t.same(history.map((e: { type: string }) => e.type), ['workflow'], 'the creation only')
+  const { rows } = await app.db.query<{ n: number }>('SELECT count(*)::int AS n FROM versions')
+  t.equal(rows[0].n, 0, 'no version row written')
+  t.equal((await call('GET', `${page}/@history/0`, undefined, admin)).statusCode, 404)
+})
