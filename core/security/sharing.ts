@@ -1,6 +1,7 @@
 import { escapeLike, type Queryable } from '../db/db.js'
 import type { ContentStore } from '../content/store.js'
 import type { Located } from '../content/rows.js'
+import { pathParents } from '../content/paths.js'
 import { BadRequest, Forbidden, NotFound } from '../errors.js'
 import { acquiring, allows, AUTHENTICATED_GROUP, Permission, rolesOn, SITE_ROLE_MAP, userPrincipal, type LocalRoles, type Principal } from './roles.js'
 import { can } from './permissions.js'
@@ -123,6 +124,10 @@ export class Sharing {
    */
   async update (path: string, who: Principal, change: SharingChange): Promise<void> {
     await this.store.write(async write => {
+      // Top down, as moves, deletes and the writes' guards lock: the folders above first (held for the
+      // re-index, core/security/subtree-access.ts), then the object. Locking the object first waited
+      // crosswise with a move of a folder above it, which holds that folder and then wants the object.
+      await write.tx.query('SELECT 1 FROM content WHERE path = ANY($1) AND path <> $2 ORDER BY path FOR SHARE', [pathParents(path), path])
       const { rows: [row] } = await write.tx.query<{ uid: string }>('SELECT uid FROM content WHERE path = $1 FOR UPDATE', [path])
       const located = row === undefined ? null : (await this.store.locate(path, write.tx)).found
       if (located === null) throw NotFound(path, `${path} was deleted while the request ran.`)

@@ -26,7 +26,7 @@ export async function reindexSubtreeAccess (write: Pick<Write, 'tx' | 'reindexed
   // The folders above, held until the commit (as a write's guard holds them, core/content/access-guard.ts): a sharing
   // change of one of them under way is waited for, and the read below (a statement of its own) sees its roles; one that
   // comes later waits for this transaction, and then sees its rows.
-  await write.tx.query('SELECT 1 FROM content WHERE path = ANY($1) AND path <> $2 FOR SHARE', [pathParents(rootPath), rootPath])
+  await write.tx.query('SELECT 1 FROM content WHERE path = ANY($1) AND path <> $2 ORDER BY path FOR SHARE', [pathParents(rootPath), rootPath])
   const { rows } = await write.tx.query<Read>(`SELECT ${COLUMNS.map(c => `content.${c}`).join(', ')}, catalog."allowedRolesAndUsers" AS allowed
     FROM content LEFT JOIN catalog ON catalog.uid = content.uid
     WHERE content.path = ANY($1) OR content.path LIKE $2 || '/%'

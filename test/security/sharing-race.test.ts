@@ -53,3 +53,36 @@ t.test('creates and edits that race a sharing change take the new roles', async 
     for (const row of rows) t.equal(row.rita, round % 2 === 0, `round ${round}: the catalogue's access of ${row.path}`)
   }
 })
+
+/**
+ * A move of a folder holds it (FOR UPDATE) and then wants every folder inside it
+ * (core/content/move.ts). A sharing change of a folder inside must not hold that inner folder
+ * while it waits for the outer one, or the two wait for each other until PostgreSQL ends one (a
+ * 500): it locks top down. Here the move's locks are taken by the test's own transaction, in the
+ * move's order, around a sharing change sent between them: the inner folder's lock is granted,
+ * the sharing change then ends, and the catalogue grants what it says.
+ */
+t.test('a sharing change inside a folder being moved waits for the move, never crosswise', async t => {
+  const { call, tokenFor, databaseUrl } = await build(t)
+  const admin = await tokenFor('admin')
+  await tokenFor('rita', ['Member'])
+  for (const [path, body] of [['/', { '@type': 'folder', id: 'moved', title: 'Moved' }], ['/moved', { '@type': 'folder', id: 'team', title: 'Team' }],
+    ['/moved/team', { '@type': 'Document', id: 'doc', title: 'Doc' }]] as const) {
+    t.equal((await call('POST', path, body, admin)).statusCode, 201)
+  }
+  const move = new pg.Client({ connectionString: databaseUrl })
+  await move.connect()
+  await move.query('BEGIN')
+  await move.query("SET LOCAL lock_timeout = '5s'")
+  await move.query("SELECT 1 FROM content WHERE path = '/moved' FOR UPDATE")
+  const shared = call('POST', '/moved/team/@sharing', { entries: [{ id: 'rita', type: 'user', roles: { Reader: true } }] }, admin)
+  await new Promise(resolve => setTimeout(resolve, 300))
+  // The move's next lock: granted only if the sharing change is not holding the inner folder.
+  const inner = await move.query("SELECT 1 FROM content WHERE path = '/moved/team' FOR UPDATE").then(() => 'granted', (err: Error) => err.message)
+  await move.query('COMMIT')
+  await move.end()
+  t.equal(inner, 'granted', 'the move takes the inner folder while the sharing change waits above it')
+  t.equal((await shared).statusCode, 204, 'the sharing change then ends')
+  const found = await call('GET', '/@search?portal_type=Document', undefined, await tokenFor('rita', ['Member']))
+  t.same(found.json().items.map((i: { title: string }) => i.title), ['Doc'], 'rita, now Reader of the folder, finds its page')
+})
