@@ -68,7 +68,7 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
       return 0
     }
     const vocabularies = new Vocabularies(services.db, services.types)
-    const report = await importSite(folder, { content: services.content, types: services.types, users: new Users(services.db), groups: new Groups(services.db) },
+    const report = await importSite(folder, { db: services.db, content: services.content, types: services.types, users: new Users(services.db), groups: new Groups(services.db) },
       { jsonMaxBytes: JSON_MAX_BYTES, maxObjects, imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES, zipMaxBytes: zipMaxBytes(values['max-zip-bytes']) },
       {
         writeContext: { tokens: async name => await vocabularies.tokens(name), imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES },

@@ -8,6 +8,7 @@ import { CONTENT_COLUMNS, type ContentRow } from '../content/rows.js'
 import type { Db } from '../db/db.js'
 import { BadRequest } from '../errors.js'
 import { isObject, ploneUid, SITE_ROOT_UID, stableJson, uidLinksPlone } from './format.js'
+import { exportRedirects } from './redirects.js'
 import { exportPrincipals } from './principals.js'
 
 /** Objects read a statement: an export of any size holds a page of rows at a time (and each object's ordering entry). */
@@ -21,8 +22,8 @@ export interface ExportOptions { path?: string, progress?: (done: number) => voi
  * Writes the site (or the subtree at `path`) in plone.exportimport's layout
  * into `target`, an empty or new folder: `content/<uid>/data.json` with its
  * blobs beside, `content/__metadata__.json` (the files, local roles, each
- * object's place among its siblings), `principals.json` and the files this
- * service has nothing for, empty. Keys are sorted and objects go in path
+ * object's place among its siblings), `principals.json`, `redirects.json` and
+ * the files this service has nothing for, empty. Keys are sorted and objects go in path
  * order: the same content gives the same bytes.
  */
 export async function exportSite (db: Db, types: ContentTypeRegistry, target: string, options: ExportOptions = {}): Promise<{ objects: number, blobs: number }> {
@@ -75,7 +76,8 @@ export async function exportSite (db: Db, types: ContentTypeRegistry, target: st
     __version__: '1.0.0', _blob_files_: blobFiles, _data_files_: dataFiles, default_page: {}, local_permissions: {}, local_roles: localRoles, ordering
   }))
   await writeFile(join(target, 'principals.json'), stableJson(await exportPrincipals(db)))
-  for (const [file, empty] of [['redirects.json', {}], ['relations.json', []], ['translations.json', []], ['discussions.json', {}]] as const) {
+  await writeFile(join(target, 'redirects.json'), stableJson(await exportRedirects(db, base)))
+  for (const [file, empty] of [['relations.json', []], ['translations.json', []], ['discussions.json', {}]] as const) {
     await writeFile(join(target, file), stableJson(empty))
   }
   return { objects: dataFiles.length, blobs: blobFiles.length }

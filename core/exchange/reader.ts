@@ -34,7 +34,8 @@ export interface ExportedObject {
   source: string
 }
 
-export interface ReadExport { objects: ExportedObject[], principals: unknown, redirects: Record<string, string>, report: ExchangeReport }
+/** `sitePath`: the exported site's own path (its root's `@id`: `/Plone`), '' when the export does not say. */
+export interface ReadExport { objects: ExportedObject[], principals: unknown, redirects: Record<string, string>, sitePath: string, report: ExchangeReport }
 
 /** Keys of a data.json that are no field but say where and what the object is, or what Plone computes. */
 const NOT_FIELDS = new Set(['@id', '@type', 'UID', 'id', 'parent', 'created', 'modified', 'review_state', 'creators', 'workflow_history',
@@ -69,7 +70,7 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     dir = await ExportDir.open(path)
   } catch (err) {
     report.problem('unreadable export', path, (err as Error).message)
-    return { objects: [], principals: null, redirects: {}, report }
+    return { objects: [], principals: null, redirects: {}, sitePath: '', report }
   }
   const optional = async (file: string): Promise<unknown> => {
     try {
@@ -85,13 +86,14 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
   const dataFiles = strings(meta._data_files_)
   if (dataFiles.length > limits.maxObjects) {
     report.problem('unreadable export', 'content/__metadata__.json', `${dataFiles.length} objects; at most ${limits.maxObjects} are imported at once.`)
-    return { objects: [], principals: null, redirects: {}, report }
+    return { objects: [], principals: null, redirects: {}, sitePath: '', report }
   }
   const ordering = isObject(meta.ordering) ? meta.ordering : {}
   const localRoles = isObject(meta.local_roles) ? meta.local_roles : {}
 
   const byUid = new Map<string, ExportedObject & { position: number }>()
   let rootUid: string | null = null
+  let sitePath = ''
   // Files are read some at a time (the disk waits, not the reader), then checked in their sorted order: the first of two that collide wins.
   const sorted = [...dataFiles].sort()
   const files: Array<{ file: string, data: Promise<unknown> }> = []
@@ -103,6 +105,7 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     if (!isObject(data)) { report.problem('malformed object', file, 'A data.json holds one JSON object.'); continue }
     if (data['@type'] === PLONE_SITE) {
       rootUid = typeof data.UID === 'string' ? data.UID : rootUid
+      sitePath = typeof data['@id'] === 'string' ? pathOf(data['@id']) : sitePath
       report.problem('site root not imported', file, "The site root's own fields stay the service's.")
       continue
     }
@@ -143,8 +146,20 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     objects,
     principals: await optional('principals.json'),
     redirects: isObject(redirects) ? Object.fromEntries(Object.entries(redirects).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
+    sitePath,
     report
   }
+}
+
+/** The path of an `@id` (a path, or a URL as older exports write it), without a trailing slash: '' for the root. */
+function pathOf (id: string): string {
+  let path = id
+  try {
+    if (/^https?:\/\//i.test(id)) path = new URL(id).pathname
+  } catch {
+    return ''
+  }
+  return path.replace(/\/+$/, '')
 }
 
 interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown> }

@@ -2,17 +2,19 @@ import { lstat, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ContentTypeRegistry } from '../content/registry.js'
+import type { Db } from '../db/db.js'
 import type { ContentStore } from '../content/store.js'
 import type { Groups } from '../security/groups.js'
 import type { Users } from '../security/users.js'
 import { importContent, type ImportOptions } from './importer.js'
 import { importPrincipals } from './principals.js'
 import { readExport, type ReadLimits } from './reader.js'
+import { importRedirects } from './redirects.js'
 import { ExportFileProblem } from './export-dir.js'
 import { ExchangeReport } from './report.js'
 import { unzip } from './zip.js'
 
-export interface SiteParts { content: ContentStore, types: ContentTypeRegistry, users: Users, groups: Groups }
+export interface SiteParts { db: Db, content: ContentStore, types: ContentTypeRegistry, users: Users, groups: Groups }
 
 /**
  * Imports a plone.exportimport export from a folder or a zip: it is read and checked
@@ -45,7 +47,6 @@ async function importFolder (path: string, parts: SiteParts, limits: ReadLimits,
   if (report.fatal) return report
   await importPrincipals(read.principals, parts.users, parts.groups, report)
   await importContent(read, parts.content, options)
-  // The service keeps no redirects of its own yet: counted, so that the operator knows to set them up elsewhere.
-  for (const from of Object.keys(read.redirects)) report.problem('redirect not imported', from, 'The service keeps no redirects from old paths.')
+  await importRedirects(parts.db, read.redirects, read.sitePath, report)
   return report
 }

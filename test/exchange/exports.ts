@@ -122,7 +122,7 @@ export function ssha (password: string, salt: Buffer): string {
 /** The import as the CLI runs it, with a test app's parts. */
 export async function runImport (app: FastifyInstance, path: string, options: Partial<ImportOptions> = {}, zipMaxBytes = 64 * 1024 * 1024): Promise<{ counts: Record<string, number>, problems: ProblemSummary[] }> {
   const limits = { jsonMaxBytes: 1024 * 1024, maxObjects: 10_000, imageMaxBytes: app.config.IMAGE_MAX_BYTES, fileMaxBytes: 64 * 1024 * 1024, zipMaxBytes }
-  const report = await importSite(path, { content: app.content, types: app.contentTypes, users: app.users, groups: new Groups(app.db) }, limits,
+  const report = await importSite(path, { db: app.db, content: app.content, types: app.contentTypes, users: app.users, groups: new Groups(app.db) }, limits,
     { writeContext: writeContext(app, 'http://localhost:80', {}, 'create'), ...options })
   return report.toJSON()
 }

@@ -26,6 +26,9 @@ t.before(async () => {
   }
   const site = smallSite()
   await runImport(first.app, writeExport(site.objects, { metadata: site.metadata, principals: site.principals }))
+  // A redirect of a rename and an alias added by hand: both go into redirects.json.
+  if ((await first.call('PATCH', '/docs/news', { id: 'news-item' }, adminA)).statusCode !== 204) throw new Error('no rename')
+  if ((await first.call('POST', '/docs/page/@aliases', { items: [{ path: '/welcome' }] }, adminA)).statusCode !== 204) throw new Error('no alias')
 })
 
 t.test('a site exported, imported into an empty one and exported again: the same answers, the same bytes', async t => {
@@ -58,6 +61,9 @@ t.test('a site exported, imported into an empty one and exported again: the same
     return { groups, members: members.map((m: Record<string, unknown>) => m.username === 'admin' ? { ...m, password: '' } : m) }
   }
   t.same(principals(out2), principals(out1))
+  t.same(JSON.parse(readFileSync(join(out1, 'redirects.json'), 'utf8')), { '/docs/news': '/docs/news-item', '/welcome': '/docs/page' }, 'the redirects, old path → path now')
+  t.ok(readFileSync(join(out2, 'redirects.json')).equals(readFileSync(join(out1, 'redirects.json'))), 'redirects.json is byte-equal')
+  t.equal((await second.call('GET', '/welcome', undefined, adminB)).headers.location, 'http://localhost:80/docs/page', 'an imported alias redirects')
 })
 
 t.test('a subtree exports alone, its top under the site root', async t => {
