@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../core/config/config.js'
 import { Vocabularies } from '../core/content/vocabularies.js'
 import { exportSite } from '../core/exchange/exporter.js'
-import { importSite } from '../core/exchange/site.js'
+import { DEFAULT_MAX_OBJECTS, importSite, JSON_MAX_BYTES } from '../core/exchange/site.js'
 import { zipFolder } from '../core/exchange/zip.js'
 import { Groups } from '../core/security/groups.js'
 import { Users } from '../core/security/users.js'
@@ -29,9 +29,6 @@ const USAGE = `usage: npm run site -- import <folder or .zip> [--max-objects N] 
 const ZIP_MAX_BYTES = 64 * 1024 ** 3
 const zipMaxBytes = (text: string): number => /^[1-9]\d{0,15}$/.test(text) ? Number(text) : NaN
 
-/** A data.json is read whole: at most this many bytes (a Plone page with many blocks is some hundreds of KB). */
-const JSON_MAX_BYTES = 16 * 1024 * 1024
-
 type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
 
 /**
@@ -43,7 +40,7 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { path: { type: 'string' }, 'max-objects': { type: 'string', default: '1000000' }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, help: { type: 'boolean', default: false } }
+    options: { path: { type: 'string' }, 'max-objects': { type: 'string', default: String(DEFAULT_MAX_OBJECTS) }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, help: { type: 'boolean', default: false } }
   })
   const [op, folder] = positionals
   const maxObjects = Number(values['max-objects'])

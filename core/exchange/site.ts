@@ -14,6 +14,11 @@ import { ExportFileProblem } from './export-dir.js'
 import { ExchangeReport } from './report.js'
 import { unzip } from './zip.js'
 
+/** A data.json is read whole: at most this many bytes (a Plone page with many blocks is some hundreds of KB). */
+export const JSON_MAX_BYTES = 16 * 1024 * 1024
+/** Objects an export may list unless the operator says otherwise. */
+export const DEFAULT_MAX_OBJECTS = 1_000_000
+
 export interface SiteParts { db: Db, content: ContentStore, types: ContentTypeRegistry, users: Users, groups: Groups }
 
 /**

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import multipart from '@fastify/multipart'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { aliasesOfCsv } from '../../core/content/alias-csv.js'
@@ -12,6 +11,7 @@ import { parseBoolean, parseDate, parseZopeQuery } from '../../core/query/zope.j
 import { can } from '../../core/security/permissions.js'
 import { Permission } from '../../core/security/roles.js'
 import { callerOf, requireContext, requireManager } from '../support/access.js'
+import { acceptFormUploads, takeUploadedFile } from '../support/form-uploads.js'
 import { addressOf, queryOf } from '../support/url.js'
 
 declare module 'fastify' {
@@ -133,32 +133,18 @@ export default fp(async fastify => {
     return aliases
   }
 
-  /** The text of the CSV file of a multipart upload (its part `file`), bounded; 400 without one, 415 for another kind of file. */
-  async function uploadedCsv (request: FastifyRequest): Promise<string> {
-    let text: string | undefined
-    for await (const part of request.parts()) {
-      if (part.type !== 'file') continue
-      if (part.fieldname !== 'file' || text !== undefined) {
-        part.file.resume()
-        throw BadRequest('The upload takes one file, in its part \'file\'.')
-      }
-      if (!CSV_TYPES.has(part.mimetype.split(';')[0].trim().toLowerCase())) {
-        part.file.resume()
-        throw UnsupportedMediaType('Uploaded file is not a valid CSV file (text/csv).')
-      }
-      const bytes = await part.toBuffer()
-      text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
+  /** The text of the CSV file of a form upload, bounded; 415 for another kind of file. */
+  const uploadedCsv = async (request: FastifyRequest): Promise<string> => await takeUploadedFile(request, async part => {
+    if (!CSV_TYPES.has(part.mimetype.split(';')[0].trim().toLowerCase())) {
+      part.file.resume()
+      throw UnsupportedMediaType('Uploaded file is not a valid CSV file (text/csv).')
     }
-    if (text === undefined) throw BadRequest('No file uploaded.')
-    return text
-  }
+    return new TextDecoder('utf-8', { fatal: false }).decode(await part.toBuffer())
+  })
 
-  // A scope of its own: only this route takes multipart bodies (a CSV file of aliases, as Volto's control panel uploads it).
+  // A scope of its own: only this route takes a form upload (a CSV file of aliases, as Volto's control panel sends it).
   await fastify.register(async scoped => {
-    await scoped.register(multipart, {
-      limits: { fileSize: MAX_CSV_BYTES, files: 1, fields: 10, fieldSize: 1000, parts: 11, headerPairs: 50 },
-      throwFileSizeLimit: true
-    })
+    await acceptFormUploads(scoped, MAX_CSV_BYTES)
     scoped.post('/@aliases', {
       schema: {
         summary: 'Add aliases of an object; at the site root, of any object (`redirect-to`), also from a CSV file (multipart, part `file`)',

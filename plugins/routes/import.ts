@@ -1,7 +1,9 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { denied, requireContext } from '../support/access.js'
+import { acceptFormUploads } from '../support/form-uploads.js'
+import { importUploadedSite } from '../support/site-upload.js'
 import { checkWritePermissions, writeContext } from '../support/writes.js'
 import { creationEntry, newObject, type NewObject } from '../../core/content/new-object.js'
 import { withChanges, type HistoryEntry, type Located } from '../../core/content/rows.js'
@@ -14,6 +16,14 @@ import { can } from '../../core/security/permissions.js'
 import { Permission } from '../../core/security/roles.js'
 
 const errorResponses = Object.fromEntries([400, 401, 403, 404, 405, 409, 413, 415].map(s => [s, { $ref: 'Error#' }]))
+/** plone.exportimport's answer to a site import: the report's counts and problems (kind, count, examples, why). */
+const SiteImported = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('incomplete')]),
+  report: Type.Object({
+    counts: Type.Record(Type.String(), Type.Integer()),
+    problems: Type.Array(Type.Object({ kind: Type.String(), count: Type.Integer(), examples: Type.Array(Type.String()), why: Type.String() }))
+  })
+})
 const Imported = Type.Object({
   '@id': Type.String(),
   '@type': Type.String(),
@@ -79,15 +89,22 @@ export default fp(async fastify => {
     }
   }
 
-  fastify.post('/@import', {
-    config: { bodyKind: 'import' },
-    schema: {
-      summary: 'Create many objects in a folder, with their workflow transitions, all or nothing (on any folder path)',
-      tags: ['content'],
-      security: [{ bearer: [] }],
-      response: { 201: Type.Object({ '@id': Type.String(), items: Type.Array(Imported), items_total: Type.Integer() }), ...errorResponses }
-    }
-  }, async (req, reply) => {
+  // A scope of its own: at the site root the route also takes the zip of a Plone site's export as a
+  // form upload (plone.exportimport's REST import, plugins/support/site-upload.ts).
+  await fastify.register(async scoped => {
+    await acceptFormUploads(scoped, fastify.config.UPLOAD_MAX_BYTES)
+    scoped.post('/@import', {
+      config: { bodyKind: 'import' },
+      schema: {
+        summary: 'Create many objects in a folder, with their workflow transitions, all or nothing (on any folder path, JSON); at the site root, import a zip of a Plone site\'s export (multipart, part `file`; Manager, Site Administrator)',
+        tags: ['content'],
+        security: [{ bearer: [] }],
+        response: { 200: SiteImported, 201: Type.Object({ '@id': Type.String(), items: Type.Array(Imported), items_total: Type.Integer() }), ...errorResponses }
+      }
+    }, async (req, reply) => req.isMultipart() ? await importUploadedSite(fastify, req) : await bulkImport(req, reply))
+  })
+
+  async function bulkImport (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const body = req.body
     if (!isObject(body)) throw ValidationFailed([{ message: 'The request body must be a JSON object.', error: 'ValidationError' }])
     const unknown = Object.keys(body).filter(key => key !== 'items' && !key.startsWith('@'))
@@ -153,5 +170,5 @@ export default fp(async fastify => {
       })),
       items_total: written.length
     })
-  })
+  }
 }, { name: 'import-routes', dependencies: ['content', 'auth', 'http'] })

@@ -31,3 +31,39 @@ t.test('a Site Administrator gets the subtree as a zip that reads as an export',
   t.equal(metadata._data_files_.length, 7)
   t.equal(metadata._blob_files_.length, 2)
 })
+
+/** A form upload of `bytes` to `path` through `to` (a service's inject), in the part `field`, encoded by the platform's FormData. */
+async function upload (to: typeof inject, path: string, bytes: Buffer, token?: string, field = 'file'): Promise<Awaited<ReturnType<typeof inject>>> {
+  const form = new FormData()
+  form.append(field, new Blob([new Uint8Array(bytes)], { type: 'application/zip' }), 'export.zip')
+  const encoded = new Response(form)
+  return await to({ method: 'POST', url: path, payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')!, ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) } })
+}
+
+t.test('POST /@import with the zip of an export (plone.exportimport\'s REST import) imports it into another site', async t => {
+  // The subtree of /docs: both sites have a /talks folder of their own (another UID), which would be left out and reported.
+  const exported = await inject({ method: 'POST', url: '/docs/@export', headers: { authorization: `Bearer ${await tokenFor('admin')}` } })
+  t.equal(exported.statusCode, 200)
+  const other = await build(t)
+  const sam = await other.tokenFor('sam', ['Site Administrator'])
+  const send = async (path: string, bytes: Buffer, token?: string, field?: string): Promise<Awaited<ReturnType<typeof inject>>> => await upload(other.inject, path, bytes, token, field)
+  t.equal((await send('/@import', exported.rawPayload)).statusCode, 401, 'anonymous')
+  t.equal((await send('/@import', exported.rawPayload, await other.tokenFor('ed', ['Editor']))).statusCode, 403, 'an Editor')
+  t.equal((await send('/talks/@import', exported.rawPayload, sam)).statusCode, 400, 'a site is imported at the root')
+  t.equal((await send('/@import', exported.rawPayload, sam, 'other')).statusCode, 400, 'the zip is in the part file')
+  t.equal((await other.call('GET', '/docs', undefined, sam)).statusCode, 404, 'nothing imported by a refused request')
+
+  const res = await send('/@import', exported.rawPayload, sam)
+  t.equal(res.statusCode, 200, res.body)
+  t.equal(res.json().status, 'success', JSON.stringify(res.json().report.problems))
+  t.equal(res.json().report.counts['objects imported'], 7)
+  const docs = await other.call('GET', '/docs', undefined, sam)
+  t.equal(docs.statusCode, 200)
+  t.equal(docs.json().UID, (await call('GET', '/docs', undefined, await tokenFor('admin'))).json().UID, 'the same UID')
+
+  const junk = await send('/@import', Buffer.from('not a zip at all'), sam)
+  t.equal(junk.statusCode, 200)
+  t.equal(junk.json().status, 'incomplete')
+  t.ok(junk.json().report.problems.length > 0, 'what could not be read is reported')
+  t.equal((await other.call('POST', '/@import', { items: [{ '@type': 'Document', id: 'json-still', title: 'JSON' }] }, sam)).statusCode, 201, 'JSON items still import in bulk at the root')
+})
