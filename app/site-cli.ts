@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -6,6 +6,8 @@ import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../core/config/config.js'
 import { Vocabularies } from '../core/content/vocabularies.js'
 import { exportSite } from '../core/exchange/exporter.js'
+import { MappingProblem, parseMapping, type ImportMapping } from '../core/exchange/mapping.js'
+import { typeNamed } from '../core/exchange/reader.js'
 import { DEFAULT_MAX_OBJECTS, importSite, JSON_MAX_BYTES } from '../core/exchange/site.js'
 import { zipFolder } from '../core/exchange/zip.js'
 import { Groups } from '../core/security/groups.js'
@@ -14,16 +16,20 @@ import { progressPrinter } from './progress.js'
 import { createLogger } from './log.js'
 import { openServices } from './services.js'
 
-const USAGE = `usage: npm run site -- import <folder or .zip> [--max-objects N] [--max-zip-bytes N]
+const USAGE = `usage: npm run site -- import <folder or .zip> [--map mapping.json] [--max-objects N] [--max-zip-bytes N]
        npm run site -- export <folder or .zip> [--path /sub/tree]
   import <folder>   a plone.exportimport export (content/, principals.json, …), or its zip
                     (unpacked to at most --max-zip-bytes, 64 GiB by default): users and groups,
                     then content, parents first, in batches of whole objects (resumable: run it
                     again after an interruption; objects are matched by UID, never duplicated);
                     prints what was imported and what was not, and why (exit code 1 if anything
-                    was left out)
+                    was left out); --map: types and fields mapped onto the service's
+                    (docs/moving-a-plone-site.md, "Mapping")
   export <folder>   the site (or the subtree at --path) in the same format, into a new folder
                     (or a new zip when the name ends in .zip)`
+
+/** A mapping file is a few names: read whole, at most this many bytes. */
+const MAX_MAPPING_BYTES = 1024 * 1024
 
 /** What a zip may unpack to by default (a site's blobs): a zip bomb stops here. */
 const ZIP_MAX_BYTES = 64 * 1024 ** 3
@@ -40,7 +46,7 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { path: { type: 'string' }, 'max-objects': { type: 'string', default: String(DEFAULT_MAX_OBJECTS) }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, help: { type: 'boolean', default: false } }
+    options: { path: { type: 'string' }, map: { type: 'string' }, 'max-objects': { type: 'string', default: String(DEFAULT_MAX_OBJECTS) }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, help: { type: 'boolean', default: false } }
   })
   const [op, folder] = positionals
   const maxObjects = Number(values['max-objects'])
@@ -64,12 +70,23 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
       }
       return 0
     }
+    let mapping: ImportMapping | undefined
+    if (values.map !== undefined) {
+      try {
+        if ((await stat(values.map)).size > MAX_MAPPING_BYTES) throw new MappingProblem(`The mapping file is larger than ${MAX_MAPPING_BYTES} bytes.`)
+        mapping = parseMapping(await readFile(values.map, 'utf8'), services.types, name => typeNamed(services.types, name))
+      } catch (problem) {
+        err.write(`${values.map}: ${(problem as Error).message}\n`)
+        return 2
+      }
+    }
     const vocabularies = new Vocabularies(services.db, services.types)
     const report = await importSite(folder, { db: services.db, content: services.content, types: services.types, users: new Users(services.db), groups: new Groups(services.db) },
       { jsonMaxBytes: JSON_MAX_BYTES, maxObjects, imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES, zipMaxBytes: zipMaxBytes(values['max-zip-bytes']) },
       {
         writeContext: { tokens: async name => await vocabularies.tokens(name), imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES },
-        progress: progressPrinter('import', err)
+        progress: progressPrinter('import', err),
+        mapping
       })
     out.write(`${report.lines().join('\n')}\n`)
     return report.toJSON().problems.length > 0 ? 1 : 0

@@ -14,12 +14,15 @@ import type { ExportedBlob, ExportedObject, ReadExport } from './reader.js'
 const BATCH_OBJECTS = 200
 const BATCH_IMAGE_BYTES = 64 * 1024 * 1024
 /** Bytes of a file a statement appends to its large object: what the import holds of a file at a time. */
+import type { ImportMapping } from './mapping.js'
 const FILE_SLICE_BYTES = 1024 * 1024
 
 export interface ImportOptions {
   /** What validation reads besides the body (core/content/validation.ts), as a create's. */
   writeContext: Omit<WriteContext, 'mode' | 'stored'>
   progress?: (done: number, total: number) => void
+  /** Types and fields of the export mapped onto the service's (core/exchange/mapping.ts). */
+  mapping?: ImportMapping
   /** Called after each committed batch: a test's way to stop an import between two. */
   afterBatch?: (written: number) => void
 }

@@ -5,6 +5,7 @@ import { userPrincipal, type LocalRoles } from '../security/roles.js'
 import { ExportDir, ExportFileProblem } from './export-dir.js'
 import { ExchangeReport } from './report.js'
 import { dashedUid, isObject, SITE_ROOT_UID, uidLinksDashed } from './format.js'
+import { makesBlocks, mappedField, mappedType, NO_MAPPING, richTextBlocks, type ImportMapping } from './mapping.js'
 
 /** How much of an export is read: a JSON file's bytes, the objects, and the binaries' sizes (the service's own limits). */
 export interface ReadLimits { jsonMaxBytes: number, maxObjects: number, imageMaxBytes: number, fileMaxBytes: number }
@@ -63,7 +64,7 @@ const strings = (value: unknown): string[] => Array.isArray(value) ? value.filte
  * subtree and counted in the report with why. Answers the objects parents
  * first, siblings in their exported order.
  */
-export async function readExport (path: string, types: ContentTypeRegistry, limits: ReadLimits): Promise<ReadExport> {
+export async function readExport (path: string, types: ContentTypeRegistry, limits: ReadLimits, mapping: ImportMapping = NO_MAPPING): Promise<ReadExport> {
   const report = new ExchangeReport()
   let dir: ExportDir
   try {
@@ -109,7 +110,7 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
       report.problem('site root not imported', file, "The site root's own fields stay the service's.")
       continue
     }
-    const object = await checkedObject(file, data, { types, dir, report, limits, ordering, localRoles })
+    const object = await checkedObject(file, data, { types, dir, report, limits, ordering, localRoles, mapping })
     if (object === null) continue
     if (byUid.has(object.uid)) { report.problem('duplicate UID', file, `The UID ${object.uid} is also ${byUid.get(object.uid)!.source}'s.`); continue }
     byUid.set(object.uid, object)
@@ -162,12 +163,17 @@ function pathOf (id: string): string {
   return path.replace(/\/+$/, '')
 }
 
-interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown> }
+interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown>, mapping: ImportMapping }
 
 /** One data.json as an object to write, or null (and the report says why). */
-async function checkedObject (file: string, data: Record<string, unknown>, { types, dir, report, limits, ordering, localRoles }: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
+async function checkedObject (file: string, data: Record<string, unknown>, { types, dir, report, limits, ordering, localRoles, mapping }: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
   const typeName = data['@type']
-  const type = typeof typeName === 'string' ? typeNamed(types, typeName) : undefined
+  const mapped = typeof typeName === 'string' ? mappedType(mapping, typeName) : undefined
+  if (mapped === null) {
+    report.problem(`type left out by the mapping: ${String(typeName).slice(0, 100)}`, file, 'The mapping file maps this type to nothing; the object and what it holds are left out.')
+    return null
+  }
+  const type = mapped !== undefined ? typeNamed(types, mapped) : undefined
   if (type === undefined || type === types.siteRoot) {
     report.problem(`type not in this service: ${String(typeName).slice(0, 100)}`, file, 'The service has no such content type; the object and what it holds are left out.')
     return null
@@ -183,8 +189,17 @@ async function checkedObject (file: string, data: Record<string, unknown>, { typ
 
   const fields: Record<string, unknown> = {}
   const blobs: ExportedBlob[] = []
-  for (const [key, value] of Object.entries(data)) {
-    if (NOT_FIELDS.has(key) || value === null) continue
+  for (const [exported, value] of Object.entries(data)) {
+    if (NOT_FIELDS.has(exported) || value === null) continue
+    const key = mappedField(mapping, String(typeName), exported)
+    if (key === null) { report.count('fields left out by the mapping'); continue }
+    // A field the mapping sends to `blocks` (an exported `blocks` is blocks already).
+    if (exported !== key && makesBlocks(key) && type.fields.get(key)?.kind === 'blocks') {
+      const made = richTextBlocks(value, String(data.UID))
+      if (made === null) { report.problem('no rich text for blocks', file, `${exported} holds no rich text to make blocks of; it is not imported.`); continue }
+      Object.assign(fields, made)
+      continue
+    }
     const field = type.fields.get(key)
     if (field === undefined) { report.problem(`field not in this service: ${type.name}.${key.slice(0, 100)}`, file, 'The type here has no such field; its value is not imported.'); continue }
     if (field.kind === 'image' || field.kind === 'file') {
@@ -225,7 +240,7 @@ async function checkedObject (file: string, data: Record<string, unknown>, { typ
 }
 
 /** The service's type of a Plone type name: the same name, else the one name that differs only in case (Plone's `Folder`, the service's `folder`). */
-function typeNamed (types: ContentTypeRegistry, name: string): ContentType | undefined {
+export function typeNamed (types: ContentTypeRegistry, name: string): ContentType | undefined {
   const named = types.get(name)
   if (named !== undefined) return named
   const alike = [...types.types.values()].filter(type => type.name.toLowerCase() === name.toLowerCase())

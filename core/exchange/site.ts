@@ -46,7 +46,7 @@ export async function importSite (path: string, parts: SiteParts, limits: ReadLi
 }
 
 async function importFolder (path: string, parts: SiteParts, limits: ReadLimits, options: ImportOptions): Promise<ExchangeReport> {
-  const read = await readExport(path, parts.types, limits)
+  const read = await readExport(path, parts.types, limits, options.mapping)
   const { report } = read
   report.count('objects in export', read.objects.length)
   if (report.fatal) return report
