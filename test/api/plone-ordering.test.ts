@@ -220,12 +220,14 @@ t.test('two reorders and a create at once end with every item exactly once, seen
     t.equal(new Set(rows.map(r => r.position)).size, rows.length, 'positions distinct')
     t.ok(rows.every(r => r.position === r.catalogued), 'the catalogue holds the positions')
     const byPosition = rows.map(r => r.id)
+    // Each process hears of the other's writes (the second's create, the first's reorders) through the notification, a moment after the commit.
+    for (const [call, token] of [[first.call, admin], [second.call, admin2]] as const) {
+      for (let wait = 0; JSON.stringify(await searched(call, '/race', token)) !== JSON.stringify(byPosition) && wait < 100; wait++) {
+        await new Promise(resolve => setTimeout(resolve, 50))
+      }
+    }
     t.same(await listed(first.call, '/race', admin), byPosition, 'first process: the listing')
     t.same(await searched(first.call, '/race', admin), byPosition, 'first process: @search')
-    // The second process hears of the first's writes through the notification, a moment after the commit.
-    for (let wait = 0; JSON.stringify(await searched(second.call, '/race', admin2)) !== JSON.stringify(byPosition) && wait < 100; wait++) {
-      await new Promise(resolve => setTimeout(resolve, 50))
-    }
     t.same(await searched(second.call, '/race', admin2), byPosition, 'second process: @search')
     t.same(await listed(second.call, '/race', admin2), byPosition, 'second process: the listing')
   }
