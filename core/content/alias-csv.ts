@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync'
 import type { Queryable } from '../db/db.js'
 import { ApiError, type CsvLineError } from '../errors.js'
-import { aliasPath, type NewAlias } from './redirects.js'
+import { aliasPathOrProblem, type NewAlias } from './redirects.js'
 
 /** Lines of an uploaded CSV file of aliases at most (the download's bound). */
 export const MAX_CSV_ALIASES = 100_000
@@ -41,16 +41,6 @@ function dateOf (text: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date
 }
 
-/** A path the file names, or the message of why it is not one. */
-function checkedPath (path: string): string | { error: string } {
-  try {
-    return aliasPath(path)
-  } catch (err) {
-    if (err instanceof ApiError) return { error: err.message }
-    throw err
-  }
-}
-
 /**
  * The lines of a redirects control panel's CSV file (Products.CMFPlone's
  * `RedirectsControlPanel.upload`): `old path, new path[, datetime[, manual]]`,
@@ -76,9 +66,9 @@ function readLines (text: string): { aliases: CsvAlias[], errors: CsvLineError[]
     }
     const [source, target, date = '', manual = ''] = fields
     if (i === 0 && !source.startsWith('/') && !target.startsWith('/')) continue // a header
-    const path = checkedPath(source)
-    const to = /^https?:\/\//i.test(target) ? { error: 'Targets outside the site are not kept: an alias leads to an object of the site.' } : checkedPath(target)
-    const problems = [path, to].flatMap(p => typeof p === 'string' ? [] : [p.error])
+    const path = aliasPathOrProblem(source)
+    const to = /^https?:\/\//i.test(target) ? { problem: 'Targets outside the site are not kept: an alias leads to an object of the site.' } : aliasPathOrProblem(target)
+    const problems = [path, to].flatMap(p => typeof p === 'string' ? [] : [p.problem])
     if (problems.length > 0) errors.push({ line_number: i + 1, line, message: problems.join(' ') })
     else if (path === to) errors.push({ line_number: i + 1, line, message: 'Alternative urls that point to themselves will cause an endless cycle of redirects.' })
     // Plone: a fourth column starting with f, n or 0 says the alias was not added by hand.

@@ -40,6 +40,9 @@ export function renamed (located: Located, parent: Located, id: string): Located
   return withChanges(located, { id, path: parent.obj.path === '/' ? `/${id}` : `${parent.obj.path}/${id}` })
 }
 
+/** A new object placed in `parent` as the folder is now (moved or shared anew while a write ran): its path and lineage follow it. */
+export const placedIn = (located: Located, parent: Located): Located => renamed({ ...located, lineage: [...parent.lineage, located.obj] }, parent, located.obj.id)
+
 /** The history entry of an object's creation (none without a workflow). */
 export function creationEntry ({ obj, type }: Located, who: Principal): HistoryEntry | undefined {
   return type.workflow !== null ? { action: null, actor: who.userId, comments: '', review_state: type.workflow.initial, time: obj.created } : undefined

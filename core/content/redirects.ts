@@ -1,5 +1,5 @@
 import { escapeLike, type Db, type Queryable } from '../db/db.js'
-import { BadRequest } from '../errors.js'
+import { ApiError, BadRequest } from '../errors.js'
 import { pathParents } from './paths.js'
 
 /** An alias (plone.app.redirector's redirect): the path it answers, where the object is now, since when, whether a person added it. */
@@ -37,6 +37,16 @@ export function aliasPath (path: unknown): string {
     throw BadRequest(`'${path.slice(0, 100)}' is not a path an alias may have.`)
   }
   return '/' + segments.join('/')
+}
+
+/** `aliasPath` for a file read line by line: the path, or why it is none (instead of a 400). */
+export function aliasPathOrProblem (path: string): string | { problem: string } {
+  try {
+    return aliasPath(path)
+  } catch (err) {
+    if (err instanceof ApiError) return { problem: err.message }
+    throw err
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ import type { KeptObjects } from './kept-objects.js'
 import type { ContentType, ContentTypeRegistry } from './registry.js'
 import { writeBatch } from './batch-write.js'
 import { freeId, MAX_ID_ATTEMPTS } from './free-ids.js'
-import { POSITION, contentValues, creationEntry, newObject, renamed, type NewObject } from './new-object.js'
+import { POSITION, contentValues, creationEntry, newObject, placedIn, renamed, type NewObject } from './new-object.js'
 import { takePositions } from './positions.js'
 import { CONTENT_COLUMNS as COLUMNS, withChanges, type ContentRow, type HistoryEntry, type Located } from './rows.js'
 import { ContentReads } from './reads.js'
@@ -20,8 +20,9 @@ import { removeSubtree } from './subtree.js'
 import { Statement } from './statement.js'
 import { followChange } from './object-write.js'
 import { ACCESS_CHANGED, accessGuard, ownAccessUnchanged } from './access-guard.js'
-import { FOLDER_MOVED, folderGone, idTaken } from './write-faults.js'
+import { folderChanged, folderGone, idTaken } from './write-faults.js'
 import type { CheckedWrite } from './validation.js'
+import type { IndexOperations, Write } from './write-contract.js'
 import { DEFAULT_VERSIONS_KEPT, INITIAL_VERSION_NOTE, versionable, type VersionNote } from './versions.js'
 
 /** A change of an existing object: its new state computed from the current one (ContentStore.changeOptimistically). */
@@ -32,35 +33,7 @@ const MAX_DEADLOCK_ATTEMPTS = 5
 /** The write of an object: a few texts that run on every request (core/db/queryable.ts). */
 const PREPARED = { prepared: true }
 
-/**
- * Where index operations go once recorded (the Solr indexer, or the queue
- * with asynchronous indexing). While it records, every write adds its
- * operations to the outbox in its own transaction; once that transaction
- * committed, `deliver` sends them.
- */
-export interface IndexOperations {
-  recording: () => boolean
-  /** Sends the pending operations of these objects; never throws (what fails stays in the outbox). */
-  deliver: (uids: string[]) => Promise<void>
-}
-
-/** What a write may do inside its transaction besides its own SQL. */
-export interface Write {
-  tx: Queryable
-  /** Writes the object's catalogue row and records its index operation. */
-  reindex: (obj: ContentRow, lineage: ContentRow[]) => Promise<void>
-  /** `reindex` of many objects: their catalogue rows and index operations in a few statements. */
-  reindexMany: (objects: Located[]) => Promise<void>
-  /** Records that these objects leave the indexes. */
-  unindex: (uids: string[]) => Promise<void>
-  /**
-   * Records the index operations of objects whose catalogue rows the caller
-   * wrote itself, set-based (core/security/subtree-access.ts), in one
-   * statement; `rowsOnly`: objects whose content row alone changed (a
-   * folder's local roles), named as changed for what processes keep.
-   */
-  reindexed: (uids: string[], rowsOnly?: string[]) => Promise<void>
-}
+export type { IndexOperations, Write }
 
 /**
  * The content tree in PostgreSQL: its reads (core/content/reads.ts) and every
@@ -69,6 +42,7 @@ export interface Write {
  * (a bulk import's: core/content/batch-write.ts). Permissions are
  * core/security/permissions.ts, workflow transitions core/content/transitions.ts.
  */
+
 export class ContentStore extends ContentReads {
   private indexOperations: IndexOperations | null = null
   private readonly catalogListeners: Array<(columns?: readonly string[], uids?: readonly string[]) => void> = []
@@ -186,11 +160,9 @@ export class ContentStore extends ContentReads {
         if ((err as { code?: string }).code === '23503') throw folderGone(parent)
         // The folder moved while the request ran (infra/migrations/021_redirects.sql): the object goes where the folder is now.
         // Or its local roles (or those of a folder above it) changed: the object's access is computed from them as they are now.
-        if ([FOLDER_MOVED, ACCESS_CHANGED].includes((err as { code?: string }).code ?? '') && attempt < MAX_ID_ATTEMPTS) {
-          const moved = (await this.locateMany([parent.obj.uid])).get(parent.obj.uid)
-          if (moved === undefined) throw folderGone(parent)
-          parent = moved
-          created = renamed({ ...created, lineage: [...parent.lineage, obj] }, parent, obj.id)
+        if (folderChanged(err) && attempt < MAX_ID_ATTEMPTS) {
+          parent = await this.folderNow(parent)
+          created = placedIn(created, parent)
           continue
         }
         if (!idTaken(err)) throw err
@@ -226,14 +198,12 @@ export class ContentStore extends ContentReads {
         if (code === '23503') throw folderGone(parent)
         // The folder moved, was shared anew, or it (or one above it) was deleted while the request ran:
         // the objects go where the folder is now, with its roles as they are now; 404 when it is gone.
-        if ((code === FOLDER_MOVED || code === ACCESS_CHANGED) && attempt < MAX_ID_ATTEMPTS) {
-          const now = (await this.locateMany([parent.obj.uid])).get(parent.obj.uid)
-          if (now === undefined) throw folderGone(parent)
-          parent = now
-          objects = objects.map(o => ({ ...o, located: renamed({ ...o.located, lineage: [...now.lineage, o.located.obj] }, now, o.located.obj.id) }))
+        if (folderChanged(err)) {
+          if (attempt >= MAX_ID_ATTEMPTS) throw Conflict(`${parent.obj.path} was moved or shared anew while the request ran; try again.`)
+          const now = parent = await this.folderNow(parent)
+          objects = objects.map(o => ({ ...o, located: placedIn(o.located, now) }))
           continue
         }
-        if (code === FOLDER_MOVED || code === ACCESS_CHANGED) throw Conflict(`${parent.obj.path} was moved or shared anew while the request ran; try again.`)
         // Two imports that wait for each other's ids: PostgreSQL ended one; it starts over and then sees the other's.
         if (code === '40P01' && attempt < MAX_DEADLOCK_ATTEMPTS) continue
         throw err
@@ -296,6 +266,13 @@ export class ContentStore extends ContentReads {
       if (attempt >= 50) throw Conflict(`${located.obj.path} changes too often to be changed now; try again.`)
       current = await this.reread(located)
     }
+  }
+
+  /** A folder a write is placing objects in, as it is now (moved or shared anew meanwhile): 404 when it went. */
+  private async folderNow (parent: Located): Promise<Located> {
+    const now = (await this.locateMany([parent.obj.uid])).get(parent.obj.uid)
+    if (now === undefined) throw folderGone(parent)
+    return now
   }
 
   /** The object as it is now: 404 when it was deleted (or replaced) since it was read. */

@@ -1,6 +1,5 @@
 import type { Db } from '../db/db.js'
-import { ApiError } from '../errors.js'
-import { aliasPath, Redirects, type NewAlias } from '../content/redirects.js'
+import { aliasPathOrProblem, Redirects, type NewAlias } from '../content/redirects.js'
 import type { ExchangeReport } from './report.js'
 
 /** Redirects written a statement. */
@@ -19,12 +18,8 @@ function sitePathOf (path: string, sitePath: string): string {
 
 /** The path, checked as an alias's (core/content/redirects.ts), or null. */
 function checked (path: string): string | null {
-  try {
-    return aliasPath(path)
-  } catch (err) {
-    if (err instanceof ApiError) return null
-    throw err
-  }
+  const checked = aliasPathOrProblem(path)
+  return typeof checked === 'string' ? checked : null
 }
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, talkBody } from '../helper.js'
+import { build, formUpload, talkBody } from '../helper.js'
 
 /**
  * `@aliases` (plone.restapi's examples: aliases_add, aliases_get,
@@ -80,12 +80,8 @@ t.test('aliases', async t => {
   })
 
   /** A multipart upload of `text` as Volto's control panel sends it (a Blob in part `file`), encoded by the platform's FormData. */
-  const upload = async (text: string, { token = admin, type = 'text/csv', field = 'file', path = '/@aliases' } = {}): Promise<{ statusCode: number, body: string, json: () => any }> => {
-    const form = new FormData()
-    form.append(field, new Blob([text], { type }), 'blob')
-    const encoded = new Response(form)
-    return await inject({ method: 'POST', url: path, payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')!, authorization: `Bearer ${token}` } })
-  }
+  const upload = async (text: string, { token = admin, type = 'text/csv', field = 'file', path = '/@aliases' } = {}): Promise<{ statusCode: number, body: string, json: () => any }> =>
+    await formUpload(inject, path, text, { token, type, field })
 
   await t.test('the site\'s aliases from a CSV file (the redirects control panel\'s upload)', async t => {
     // A header, both delimiters' forms of lines, the download's date format, manual false, CRLF newlines.

@@ -2,7 +2,7 @@ import t from 'tap'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { build } from '../helper.js'
+import { build, formUpload } from '../helper.js'
 import { unzip } from '../../core/exchange/zip.js'
 import { runImport, smallSite, writeExport } from './exports.js'
 
@@ -32,21 +32,13 @@ t.test('a Site Administrator gets the subtree as a zip that reads as an export',
   t.equal(metadata._blob_files_.length, 2)
 })
 
-/** A form upload of `bytes` to `path` through `to` (a service's inject), in the part `field`, encoded by the platform's FormData. */
-async function upload (to: typeof inject, path: string, bytes: Buffer, token?: string, field = 'file'): Promise<Awaited<ReturnType<typeof inject>>> {
-  const form = new FormData()
-  form.append(field, new Blob([new Uint8Array(bytes)], { type: 'application/zip' }), 'export.zip')
-  const encoded = new Response(form)
-  return await to({ method: 'POST', url: path, payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')!, ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) } })
-}
-
 t.test('POST /@import with the zip of an export (plone.exportimport\'s REST import) imports it into another site', async t => {
   // The subtree of /docs: both sites have a /talks folder of their own (another UID), which would be left out and reported.
   const exported = await inject({ method: 'POST', url: '/docs/@export', headers: { authorization: `Bearer ${await tokenFor('admin')}` } })
   t.equal(exported.statusCode, 200)
   const other = await build(t)
   const sam = await other.tokenFor('sam', ['Site Administrator'])
-  const send = async (path: string, bytes: Buffer, token?: string, field?: string): Promise<Awaited<ReturnType<typeof inject>>> => await upload(other.inject, path, bytes, token, field)
+  const send = async (path: string, bytes: Buffer, token?: string, field?: string): Promise<Awaited<ReturnType<typeof inject>>> => await formUpload(other.inject, path, bytes, { token, type: 'application/zip', field, filename: 'export.zip' })
   t.equal((await send('/@import', exported.rawPayload)).statusCode, 401, 'anonymous')
   t.equal((await send('/@import', exported.rawPayload, await other.tokenFor('ed', ['Editor']))).statusCode, 403, 'an Editor')
   t.equal((await send('/talks/@import', exported.rawPayload, sam)).statusCode, 400, 'a site is imported at the root')
