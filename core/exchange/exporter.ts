@@ -26,16 +26,24 @@ export interface ExportOptions { path?: string, progress?: (done: number) => voi
  * the files this service has nothing for, empty. Keys are sorted and objects go in path
  * order: the same content gives the same bytes.
  */
+/** Answers the objects exported (the site root's data.json apart) and their blobs. */
 export async function exportSite (db: Db, types: ContentTypeRegistry, target: string, options: ExportOptions = {}): Promise<{ objects: number, blobs: number }> {
   const base = options.path ?? '/'
   await mkdir(join(target, 'content'), { recursive: true })
   if ((await readdir(join(target, 'content'))).length > 0) throw BadRequest(`${target} holds an export already; export into a new folder.`)
-  const { rows: [top] } = await db.query<{ uid: string }>('SELECT uid FROM content WHERE path = $1', [base])
+  const { rows: [top] } = await db.query<ContentRow>(`SELECT ${CONTENT_COLUMNS} FROM content WHERE path = $1`, [base])
   if (top === undefined) throw BadRequest(`Nothing at ${base} to export.`)
 
   const dataFiles: string[] = []
   const blobFiles: string[] = []
   const localRoles: Record<string, unknown> = {}
+  // The whole site's export carries the root's own fields (Volto's home page) and the roles granted on it.
+  if (base === '/') {
+    await mkdir(join(target, 'content', SITE_ROOT_UID))
+    await writeFile(join(target, 'content', SITE_ROOT_UID, 'data.json'), stableJson(rootData(top)))
+    dataFiles.push(`${SITE_ROOT_UID}/data.json`)
+    if (Object.keys(top.local_roles).length > 0) localRoles[SITE_ROOT_UID] = { local_roles: exportedRoles(top) }
+  }
   const siblings: Array<{ parent: string, position: number, uid: string }> = []
   // The site's objects below the root, or the subtree's top and what it holds.
   const prefix = base === '/' ? '/' : `${base}/`
@@ -61,7 +69,7 @@ export async function exportSite (db: Db, types: ContentTypeRegistry, target: st
       }
       await writeFile(join(target, 'content', folder, 'data.json'), stableJson(data))
       dataFiles.push(`${folder}/data.json`)
-      const roles: Record<string, string[]> = Object.fromEntries(Object.entries(obj.local_roles).map(([principal, r]) => [principal.replace(/^user:/, ''), r]))
+      const roles = exportedRoles(obj)
       if (obj.owner !== null) roles[obj.owner] = [...new Set([...(roles[obj.owner] ?? []), 'Owner'])].sort()
       if (Object.keys(roles).length > 0 || obj.local_roles_block === true) localRoles[folder] = { ...(obj.local_roles_block === true ? { block: 1 } : {}), local_roles: roles }
       siblings.push({ parent: obj.parent_uid!, position: obj.position, uid: folder })
@@ -80,7 +88,7 @@ export async function exportSite (db: Db, types: ContentTypeRegistry, target: st
   for (const [file, empty] of [['relations.json', []], ['translations.json', []], ['discussions.json', {}]] as const) {
     await writeFile(join(target, file), stableJson(empty))
   }
-  return { objects: dataFiles.length, blobs: blobFiles.length }
+  return { objects: dataFiles.length - (base === '/' ? 1 : 0), blobs: blobFiles.length }
 }
 
 /** Each object's workflow history, oldest first. */
@@ -94,6 +102,18 @@ async function historiesOf (db: Db, uids: string[]): Promise<Map<string, Array<R
     else entries.push({ ...entry, time: time.toISOString() })
   }
   return byUid
+}
+
+/** The local roles granted on an object, by principal as Plone names them (a user by its id). */
+const exportedRoles = (obj: ContentRow): Record<string, string[]> => Object.fromEntries(Object.entries(obj.local_roles).map(([principal, r]) => [principal.replace(/^user:/, ''), r]))
+
+/**
+ * The site root's data.json: its fields, under plone.exportimport's site
+ * root UID (which a Plone site's import takes for its own root), without
+ * dates (a root's are the site's, not the content's).
+ */
+function rootData (root: ContentRow): Record<string, unknown> {
+  return { ...(uidLinksPlone(root.data) as Record<string, unknown>), '@id': '/', '@type': root.portal_type, UID: SITE_ROOT_UID, is_folderish: true, review_state: null }
 }
 
 /** An object's data.json: what plone.exportimport writes of it that the service has. */

@@ -8,13 +8,14 @@ import type { ContentStore } from '../content/store.js'
 import { checkWrite, type CheckedWrite, type WriteContext } from '../content/validation.js'
 import type { Queryable } from '../db/db.js'
 import { ApiError } from '../errors.js'
+import type { ImportMapping } from './mapping.js'
 import type { ExportedBlob, ExportedObject, ReadExport } from './reader.js'
+import { refusal } from './report.js'
 
 /** Objects a transaction writes at most, and the image bytes it holds at most (images are checked whole, as a create's). */
 const BATCH_OBJECTS = 200
 const BATCH_IMAGE_BYTES = 64 * 1024 * 1024
 /** Bytes of a file a statement appends to its large object: what the import holds of a file at a time. */
-import type { ImportMapping } from './mapping.js'
 const FILE_SLICE_BYTES = 1024 * 1024
 
 export interface ImportOptions {
@@ -102,7 +103,7 @@ async function writeObjects (parent: Located, batch: ExportedObject[], content: 
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
       left.add(object.uid)
-      read.report.problem('invalid object', object.source, [err.message, ...(err.errors ?? []).map(e => `${e.field ?? ''}: ${e.message}`)].join(' '))
+      read.report.problem('invalid object', object.source, refusal(err))
     }
   }
   if (checked.length === 0) return 0

@@ -35,8 +35,14 @@ export interface ExportedObject {
   source: string
 }
 
-/** `sitePath`: the exported site's own path (its root's `@id`: `/Plone`), '' when the export does not say. */
-export interface ReadExport { objects: ExportedObject[], principals: unknown, redirects: Record<string, string>, sitePath: string, report: ExchangeReport }
+/** The exported site root's own fields (its blocks: Volto's home page) and the local roles granted on it. */
+export interface ExportedRoot { type: ContentType, fields: Record<string, unknown>, localRoles: LocalRoles, source: string }
+
+/**
+ * `sitePath`: the exported site's own path (its root's `@id`: `/Plone`), '' when the export does not say;
+ * `root`: the site root's data.json (null: an export of a subtree, or one without it).
+ */
+export interface ReadExport { objects: ExportedObject[], root: ExportedRoot | null, principals: unknown, redirects: Record<string, string>, sitePath: string, report: ExchangeReport }
 
 /** Keys of a data.json that are no field but say where and what the object is, or what Plone computes. */
 const NOT_FIELDS = new Set(['@id', '@type', 'UID', 'id', 'parent', 'created', 'modified', 'review_state', 'creators', 'workflow_history',
@@ -71,7 +77,7 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     dir = await ExportDir.open(path)
   } catch (err) {
     report.problem('unreadable export', path, (err as Error).message)
-    return { objects: [], principals: null, redirects: {}, sitePath: '', report }
+    return { objects: [], root: null, principals: null, redirects: {}, sitePath: '', report }
   }
   const optional = async (file: string): Promise<unknown> => {
     try {
@@ -87,15 +93,17 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
   const dataFiles = strings(meta._data_files_)
   if (dataFiles.length > limits.maxObjects) {
     report.problem('unreadable export', 'content/__metadata__.json', `${dataFiles.length} objects; at most ${limits.maxObjects} are imported at once.`)
-    return { objects: [], principals: null, redirects: {}, sitePath: '', report }
+    return { objects: [], root: null, principals: null, redirects: {}, sitePath: '', report }
   }
   const ordering = isObject(meta.ordering) ? meta.ordering : {}
   const localRoles = isObject(meta.local_roles) ? meta.local_roles : {}
 
   const byUid = new Map<string, ExportedObject & { position: number }>()
   let rootUid: string | null = null
+  let root: ExportedRoot | null = null
   let sitePath = ''
   // Files are read some at a time (the disk waits, not the reader), then checked in their sorted order: the first of two that collide wins.
+  const context: CheckContext = { types, dir, report, limits, ordering, localRoles, mapping }
   const sorted = [...dataFiles].sort()
   const files: Array<{ file: string, data: Promise<unknown> }> = []
   for (const [i, file] of sorted.entries()) {
@@ -107,10 +115,10 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     if (data['@type'] === PLONE_SITE) {
       rootUid = typeof data.UID === 'string' ? data.UID : rootUid
       sitePath = typeof data['@id'] === 'string' ? pathOf(data['@id']) : sitePath
-      report.problem('site root not imported', file, "The site root's own fields stay the service's.")
+      root = await checkedRoot(file, data, context)
       continue
     }
-    const object = await checkedObject(file, data, { types, dir, report, limits, ordering, localRoles, mapping })
+    const object = await checkedObject(file, data, context)
     if (object === null) continue
     if (byUid.has(object.uid)) { report.problem('duplicate UID', file, `The UID ${object.uid} is also ${byUid.get(object.uid)!.source}'s.`); continue }
     byUid.set(object.uid, object)
@@ -145,6 +153,7 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
   const redirects = await optional('redirects.json')
   return {
     objects,
+    root,
     principals: await optional('principals.json'),
     redirects: isObject(redirects) ? Object.fromEntries(Object.entries(redirects).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
     sitePath,
@@ -166,7 +175,8 @@ function pathOf (id: string): string {
 interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown>, mapping: ImportMapping }
 
 /** One data.json as an object to write, or null (and the report says why). */
-async function checkedObject (file: string, data: Record<string, unknown>, { types, dir, report, limits, ordering, localRoles, mapping }: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
+async function checkedObject (file: string, data: Record<string, unknown>, context: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
+  const { types, report, ordering, localRoles, mapping } = context
   const typeName = data['@type']
   const mapped = typeof typeName === 'string' ? mappedType(mapping, typeName) : undefined
   if (mapped === null) {
@@ -187,35 +197,15 @@ async function checkedObject (file: string, data: Record<string, unknown>, { typ
   const modified = date(data.modified) ?? created
   if (created === null || modified === null) { report.problem('bad date', file, 'created and modified must be ISO 8601 dates (years 1 to 9999).'); return null }
 
-  const fields: Record<string, unknown> = {}
-  const blobs: ExportedBlob[] = []
-  for (const [exported, value] of Object.entries(data)) {
-    if (NOT_FIELDS.has(exported) || value === null) continue
-    const key = mappedField(mapping, String(typeName), exported)
-    if (key === null) { report.count('fields left out by the mapping'); continue }
-    // A field the mapping sends to `blocks` (an exported `blocks` is blocks already).
-    if (exported !== key && makesBlocks(key) && type.fields.get(key)?.kind === 'blocks') {
-      const made = richTextBlocks(value, String(data.UID))
-      if (made === null) { report.problem('no rich text for blocks', file, `${exported} holds no rich text to make blocks of; it is not imported.`); continue }
-      Object.assign(fields, made)
-      continue
-    }
-    const field = type.fields.get(key)
-    if (field === undefined) { report.problem(`field not in this service: ${type.name}.${key.slice(0, 100)}`, file, 'The type here has no such field; its value is not imported.'); continue }
-    if (field.kind === 'image' || field.kind === 'file') {
-      const blob = await checkedBlob(key, field.kind, value, dir, limits, report, file)
-      if (blob === null) return null
-      blobs.push(blob)
-      continue
-    }
-    fields[key] = uidLinksDashed(value)
-  }
+  const read = await fieldsOf(type, file, data, context)
+  if (read === null) return null
+  const { fields, blobs } = read
   const state = typeof data.review_state === 'string' ? data.review_state : null
   const history = workflowHistory(data.workflow_history)
   const reviewState = type.workflow === null ? null : state !== null && stateOf(type.workflow, state) !== undefined ? state : type.workflow.initial
   if (type.workflow !== null && reviewState !== state) report.problem('workflow state not kept', file, `'${String(state)}' is no state of the ${type.name} workflow here; the object is '${reviewState}'.`)
 
-  const roles = isObject(localRoles[data.UID as string]) ? localRoles[data.UID as string] as Record<string, unknown> : {}
+  const roles = rolesOf(localRoles, data.UID as string)
   const { owner, granted } = ownerAndRoles(isObject(roles.local_roles) ? roles.local_roles : {})
   const creators = strings(data.creators)
   const position = typeof ordering[data.UID as string] === 'number' ? ordering[data.UID as string] as number : Number.MAX_SAFE_INTEGER
@@ -237,6 +227,62 @@ async function checkedObject (file: string, data: Record<string, unknown>, { typ
     source: file,
     position
   }
+}
+
+/**
+ * The site root's data.json: its fields the service's root has (title,
+ * description, blocks), checked as an object's are, and the local roles
+ * granted on it (its Owner stays the service's). Null when a field is unreadable.
+ */
+async function checkedRoot (file: string, data: Record<string, unknown>, context: CheckContext): Promise<ExportedRoot | null> {
+  const type = context.types.siteRoot
+  const read = await fieldsOf(type, file, data, context)
+  if (read === null) return null
+  const roles = { ...rolesOf(context.localRoles, SITE_ROOT_UID), ...rolesOf(context.localRoles, String(data.UID)) }
+  return { type, fields: read.fields, localRoles: ownerAndRoles(isObject(roles.local_roles) ? roles.local_roles : {}).granted, source: file }
+}
+
+/** `__metadata__.json`'s local roles of an object (by its exported UID). */
+const rolesOf = (localRoles: Record<string, unknown>, uid: string): Record<string, unknown> => Object.hasOwn(localRoles, uid) && isObject(localRoles[uid]) ? localRoles[uid] as Record<string, unknown> : {}
+
+/** An empty value loses nothing where the type has no field for it (Plone writes `subjects: []` of every object). */
+const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0)
+
+/**
+ * A data.json's fields as a write of `type` takes them (renamed or left out
+ * by the mapping, links by UID in the service's spelling) and its blobs,
+ * checked on disk; what the type has no field for is reported. Null when a
+ * blob is missing or wrong: the object is left out.
+ */
+async function fieldsOf (type: ContentType, file: string, data: Record<string, unknown>, { dir, report, limits, mapping }: CheckContext): Promise<{ fields: Record<string, unknown>, blobs: ExportedBlob[] } | null> {
+  const typeName = String(data['@type'])
+  const fields: Record<string, unknown> = {}
+  const blobs: ExportedBlob[] = []
+  for (const [exported, value] of Object.entries(data)) {
+    if (NOT_FIELDS.has(exported) || value === null) continue
+    const key = mappedField(mapping, typeName, exported)
+    if (key === null) { report.count('fields left out by the mapping'); continue }
+    // A field the mapping sends to `blocks` (an exported `blocks` is blocks already).
+    if (exported !== key && makesBlocks(key) && type.fields.get(key)?.kind === 'blocks') {
+      const made = richTextBlocks(value, String(data.UID))
+      if (made === null) { report.problem('no rich text for blocks', file, `${exported} holds no rich text to make blocks of; it is not imported.`); continue }
+      Object.assign(fields, made)
+      continue
+    }
+    const field = type.fields.get(key)
+    if (field === undefined) {
+      if (!isEmpty(value)) report.problem(`field not in this service: ${type.name}.${key.slice(0, 100)}`, file, 'The type here has no such field; its value is not imported.')
+      continue
+    }
+    if (field.kind === 'image' || field.kind === 'file') {
+      const blob = await checkedBlob(key, field.kind, value, dir, limits, report, file)
+      if (blob === null) return null
+      blobs.push(blob)
+      continue
+    }
+    fields[key] = uidLinksDashed(value)
+  }
+  return { fields, blobs }
 }
 
 /** The service's type of a Plone type name: the same name, else the one name that differs only in case (Plone's `Folder`, the service's `folder`). */

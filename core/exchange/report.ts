@@ -1,3 +1,5 @@
+import type { ApiError } from '../errors.js'
+
 /** Examples kept of each kind of problem: a report stays small whatever an export holds. */
 const MAX_EXAMPLES = 5
 
@@ -49,3 +51,6 @@ export class ExchangeReport {
     ]
   }
 }
+
+/** Why the service refused what an export holds: an API error's message and its fields'. */
+export const refusal = (err: ApiError): string => [err.message, ...(err.errors ?? []).map(e => `${e.field ?? ''}: ${e.message}`)].join(' ')

@@ -10,6 +10,7 @@ import { importContent, type ImportOptions } from './importer.js'
 import { importPrincipals } from './principals.js'
 import { readExport, type ReadLimits } from './reader.js'
 import { importRedirects } from './redirects.js'
+import { importRootFields, importRootRoles } from './root.js'
 import { ExportFileProblem } from './export-dir.js'
 import { ExchangeReport } from './report.js'
 import { unzip } from './zip.js'
@@ -51,7 +52,9 @@ async function importFolder (path: string, parts: SiteParts, limits: ReadLimits,
   report.count('objects in export', read.objects.length)
   if (report.fatal) return report
   await importPrincipals(read.principals, parts.users, parts.groups, report)
+  if (read.root !== null) await importRootRoles(read.root, parts.content)
   await importContent(read, parts.content, options)
+  if (read.root !== null) await importRootFields(read.root, parts.content, options, report)
   await importRedirects(parts.db, read.redirects, read.sitePath, report)
   return report
 }

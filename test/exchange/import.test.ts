@@ -120,3 +120,48 @@ t.test('redirects kept under the exported site\'s own path (/Plone/…) lose it;
   t.equal((await call('GET', '/old', undefined, admin)).headers.location, 'http://localhost:80/docs/event', 'the first import\'s /old now leads where the second says')
   t.equal(await count("SELECT count(*) AS n FROM redirects WHERE path = '/old'"), 1)
 })
+
+t.test("the site root's fields and roles, as Plone exports them, become the home page; a root the service refuses is reported and left as it was", async t => {
+  const before = (await call('GET', '/', undefined, admin)).json()
+  // plone.exportimport's site root (its tests' base_import): the keys a root has that this one has not, empty.
+  const ploneRoot = {
+    '@id': '/Plone',
+    '@type': 'Plone Site',
+    UID: 'a85d0294bdbb41cabb03ff81e6aeb302',
+    id: 'Plone',
+    title: 'A Plone site',
+    description: '',
+    subjects: [],
+    effective: null,
+    exclude_from_nav: false,
+    rights: '',
+    language: '##DEFAULT##',
+    blocks: { h: { '@type': 'title' }, p: { '@type': 'slate', plaintext: 'to the page', value: [{ type: 'p', children: [{ type: 'link', data: { url: `../resolveuid/${uid(2)}` }, children: [{ text: 'to the page' }] }] }] } },
+    blocks_layout: { items: ['h', 'p'] },
+    'exportimport.versions': {},
+    'exportimport.conversation': [],
+    workflow_history: {},
+    review_state: null,
+    parent: {}
+  }
+  const metadata = { ...site.metadata, local_roles: { ...site.metadata.local_roles as object, plone_site_root: { local_roles: { admin: ['Owner'], staff: ['Editor'] } } } }
+  const report = await runImport(app, writeExport([{ data: ploneRoot, folder: 'plone_site_root' }, ...site.objects], { metadata, principals: site.principals }))
+  t.equal(report.counts['site root imported'], 1, JSON.stringify(report))
+  t.notOk(report.problems.some(p => p.kind.includes('Plone Site')), 'empty values of fields the root lacks lose nothing')
+  const root = (await call('GET', '/', undefined, admin)).json()
+  t.equal(root.title, 'A Plone site')
+  t.same(root.blocks_layout, ploneRoot.blocks_layout)
+  t.match(JSON.stringify(root.blocks.p), '"url":"http://localhost:80/docs/page"', 'its link by UID resolves to the page')
+  t.match(JSON.stringify((await app.db.query("SELECT data FROM content WHERE path = '/'")).rows[0].data), `resolveuid/${dashed(uid(2))}`, 'and is kept by UID')
+  const shared = (await call('GET', '/@sharing', undefined, admin)).json().entries.find((e: { id: string }) => e.id === 'staff')
+  t.equal(shared?.roles.Editor, true, 'the group keeps its role on the root')
+  t.equal((await app.db.query("SELECT owner FROM content WHERE path = '/'")).rows[0].owner, 'admin', 'the root keeps its owner')
+
+  const refused = { ...ploneRoot, title: 'Never', subjects: ['kept nowhere'], blocks_layout: { items: 'not a list' } }
+  const second = await runImport(app, writeExport([{ data: refused, folder: 'plone_site_root' }, ...site.objects], { metadata, principals: site.principals }))
+  t.same(second.problems.filter(p => p.kind.includes('root') || p.kind.includes('Plone Site')).map(p => p.kind).sort(), ['field not in this service: Plone Site.subjects', 'site root not imported'], JSON.stringify(second))
+  t.equal((await call('GET', '/', undefined, admin)).json().title, 'A Plone site', 'the root stays as it was')
+  t.equal(second.counts['objects imported'], 8, 'the content is imported all the same')
+  // The site as the other tests found it.
+  t.equal((await call('PATCH', '/', { title: before.title, blocks: before.blocks, blocks_layout: before.blocks_layout }, admin)).statusCode, 204)
+})

@@ -29,6 +29,11 @@ t.before(async () => {
   // A redirect of a rename and an alias added by hand: both go into redirects.json.
   if ((await first.call('PATCH', '/docs/news', { id: 'news-item' }, adminA)).statusCode !== 204) throw new Error('no rename')
   if ((await first.call('POST', '/docs/page/@aliases', { items: [{ path: '/welcome' }] }, adminA)).statusCode !== 204) throw new Error('no alias')
+  // The home page (the root's blocks) links to a page by UID, and the root is shared with a group.
+  const page = (await first.call('GET', '/docs/page', undefined, adminA)).json()
+  const home = { title: 'The imported site', description: 'Its home page', blocks: { t: { '@type': 'title' }, s: { '@type': 'slate', plaintext: 'see', value: [{ type: 'p', children: [{ type: 'link', data: { url: `http://localhost:80/resolveuid/${page.UID as string}` }, children: [{ text: 'see' }] }] }] } }, blocks_layout: { items: ['t', 's'] } }
+  if ((await first.call('PATCH', '/', home, adminA)).statusCode !== 204) throw new Error('no home page')
+  if ((await first.call('POST', '/@sharing', { entries: [{ id: 'staff', type: 'group', roles: { Editor: true } }] }, adminA)).statusCode !== 204) throw new Error('no sharing')
 })
 
 t.test('a site exported, imported into an empty one and exported again: the same answers, the same bytes', async t => {
@@ -47,6 +52,16 @@ t.test('a site exported, imported into an empty one and exported again: the same
     t.equal(b.statusCode, 200, path)
     t.same(b.json(), a.json(), `${path} answers alike`)
   }
+  // The site root: its fields (the home page's link still leads to the page) and the roles granted on it.
+  const [rootA, rootB] = [(await first.call('GET', '/', undefined, adminA)).json(), (await second.call('GET', '/', undefined, adminB)).json()]
+  for (const field of ['title', 'description', 'blocks', 'blocks_layout']) t.same(rootB[field], rootA[field], `the root's ${field}`)
+  t.match(JSON.stringify(rootB.blocks), (await second.call('GET', '/docs/page', undefined, adminB)).json().UID, 'the home page links to the page by its UID')
+  t.equal(report.counts['site root imported'], 1)
+  const sharedWith = async (site: typeof first, token: string): Promise<unknown> => (await site.call('GET', '/@sharing', undefined, token)).json().entries.filter((e: { id: string }) => e.id === 'staff')
+  t.same(await sharedWith(second, adminB), await sharedWith(first, adminA))
+  t.match(await sharedWith(second, adminB), [{ roles: { Editor: true } }])
+  const { rows: [{ allowed }] } = await second.app.db.query<{ allowed: string[] }>('SELECT catalog."allowedRolesAndUsers" AS allowed FROM catalog JOIN content USING (uid) WHERE path = $1', ['/docs/event'])
+  t.ok(allowed.includes('user:staff'), `a private object below is catalogued with them: ${allowed.join(' ')}`)
   const picture = '/docs/picture.png/@@images/image'
   t.same((await second.call('GET', picture, undefined, adminB)).rawPayload, (await first.call('GET', picture, undefined, adminA)).rawPayload)
 
