@@ -14,7 +14,7 @@ export const MAX_CHANGE_NOTE = 2000
 export const DEFAULT_VERSIONS_KEPT = 50
 export const MAX_VERSIONS_KEPT = 1000
 /** Version ids a request may name: a PostgreSQL `integer`. */
-const MAX_VERSION_ID = 2 ** 31 - 1
+export const MAX_VERSION_ID = 2 ** 31 - 1
 
 /** Who made a version and why: the edit's (or the create's, or the revert's) actor and comment. */
 export interface VersionNote { actor: string | null, comment: string }

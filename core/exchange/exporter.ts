@@ -10,6 +10,7 @@ import { BadRequest } from '../errors.js'
 import { isObject, ploneUid, SITE_ROOT_UID, stableJson, uidLinksPlone } from './format.js'
 import { exportRedirects } from './redirects.js'
 import { exportPrincipals } from './principals.js'
+import { exportedVersions, versionsOf } from './versions.js'
 
 /** Objects read a statement: an export of any size holds a page of rows at a time (and each object's ordering entry). */
 const PAGE = 500
@@ -57,10 +58,11 @@ export async function exportSite (db: Db, types: ContentTypeRegistry, target: st
     const { rows: parents } = await db.query<ContentRow>(`SELECT ${CONTENT_COLUMNS} FROM content WHERE path = ANY($1)`, [paths])
     const parentOf = new Map(parents.map(p => [p.uid, p]))
     const history = await historiesOf(db, rows.map(r => r.uid))
+    const versions = await versionsOf(db, rows.map(r => r.uid))
     for (const obj of rows) {
       const folder = ploneUid(obj.uid)
       await mkdir(join(target, 'content', folder), { recursive: true })
-      const data = await objectData(obj, parentOf.get(obj.parent_uid!)!, base === '/' ? obj.parent_uid === top.uid : obj.path === base, history.get(obj.uid) ?? [], types)
+      const data = { ...objectData(obj, parentOf.get(obj.parent_uid!)!, base === '/' ? obj.parent_uid === top.uid : obj.path === base, history.get(obj.uid) ?? [], types), ...exportedVersions(obj, types.get(obj.portal_type), versions.get(obj.uid) ?? []) }
       for (const [field, value] of Object.entries(data)) {
         if (!isObject(value) || typeof value.blob_path !== 'string') continue
         await mkdir(join(target, 'content', folder, field), { recursive: true })
@@ -117,7 +119,7 @@ function rootData (root: ContentRow): Record<string, unknown> {
 }
 
 /** An object's data.json: what plone.exportimport writes of it that the service has. */
-async function objectData (obj: ContentRow, parent: ContentRow, topLevel: boolean, history: Array<Record<string, unknown>>, types: ContentTypeRegistry): Promise<Record<string, unknown>> {
+function objectData (obj: ContentRow, parent: ContentRow, topLevel: boolean, history: Array<Record<string, unknown>>, types: ContentTypeRegistry): Record<string, unknown> {
   const type = types.get(obj.portal_type)
   const data: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(obj.data)) {

@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js'
 import type { ImportMapping } from './mapping.js'
 import type { ExportedBlob, ExportedObject, ReadExport } from './reader.js'
 import { refusal } from './report.js'
+import { keepVersions } from './versions.js'
 
 /** Objects a transaction writes at most, and the image bytes it holds at most (images are checked whole, as a create's). */
 const BATCH_OBJECTS = 200
@@ -121,7 +122,8 @@ async function writeObjects (parent: Located, batch: ExportedObject[], content: 
     }
     const fresh = checked.filter(({ object }) => !existing.has(object.uid) && !takenIds.has(object.id))
     const known = checked.filter(({ object }) => existing.has(object.uid))
-    if (fresh.length > 0) await writeBatch(tx, reindexMany, parent, fresh.map(({ object, write }) => newOne(parent, object, write)))
+    const made = fresh.map(({ object, write }) => newOne(parent, object, write))
+    if (made.length > 0) await writeBatch(tx, reindexMany, parent, made)
     const located = await content.locateMany(known.map(({ object }) => object.uid), tx)
     const updated: Located[] = []
     for (const { object, write } of known) {
@@ -131,6 +133,8 @@ async function writeObjects (parent: Located, batch: ExportedObject[], content: 
     // An object keeps its UID (a taken id is a 409, never a rename): its files go under it.
     for (const { object } of [...fresh, ...known]) for (const blob of object.blobs) if (blob.kind === 'file') await streamFile(tx, object.uid, blob)
     if (updated.length > 0) await reindexMany(updated)
+    const written = new Map([...made.map(m => m.located), ...updated].map(({ obj }) => [obj.uid, obj.data]))
+    await keepVersions(tx, [...fresh, ...known].map(({ object }) => ({ ...object, data: written.get(object.uid)! })), content.versionsKept, options.writeContext, read.report)
   })
   return checked.filter(({ object }) => !left.has(object.uid)).length
 }

@@ -5,6 +5,7 @@ import { userPrincipal, type LocalRoles } from '../security/roles.js'
 import { ExportDir, ExportFileProblem } from './export-dir.js'
 import { ExchangeReport } from './report.js'
 import { dashedUid, isObject, SITE_ROOT_UID, uidLinksDashed } from './format.js'
+import { readVersions, VERSIONS_KEY, type ExportedHistory } from './versions.js'
 import { makesBlocks, mappedField, mappedType, NO_MAPPING, richTextBlocks, type ImportMapping } from './mapping.js'
 
 /** How much of an export is read: a JSON file's bytes, the objects, and the binaries' sizes (the service's own limits). */
@@ -28,6 +29,7 @@ export interface ExportedObject {
   modified: Date
   reviewState: string | null
   history: HistoryEntry[]
+  versions: ExportedHistory
   localRoles: LocalRoles
   /** Plone's `block`: local roles granted above do not count here. */
   blockRoles: boolean
@@ -47,7 +49,7 @@ export interface ReadExport { objects: ExportedObject[], root: ExportedRoot | nu
 /** Keys of a data.json that are no field but say where and what the object is, or what Plone computes. */
 const NOT_FIELDS = new Set(['@id', '@type', 'UID', 'id', 'parent', 'created', 'modified', 'review_state', 'creators', 'workflow_history',
   'is_folderish', 'type_title', 'layout', 'lock', 'version', 'working_copy', 'working_copy_of', 'language', 'allow_discussion',
-  'exportimport.constrains', 'exportimport.conversation', 'exportimport.versions', 'contributors', 'rights', 'exclude_from_nav',
+  'exportimport.constrains', 'exportimport.conversation', VERSIONS_KEY, 'changeNote', 'changeActor', 'contributors', 'rights', 'exclude_from_nav',
   'preview_caption', 'preview_image', 'items', 'items_total', 'previous_item', 'next_item', 'batching', '@components', 'table_of_contents'])
 /** A Plone id as the service accepts one (core/content/validation.ts). */
 const ID = /^[a-z0-9][a-z0-9._-]{0,254}$/i
@@ -200,6 +202,7 @@ async function checkedObject (file: string, data: Record<string, unknown>, conte
   const read = await fieldsOf(type, file, data, context)
   if (read === null) return null
   const { fields, blobs } = read
+  const versions = readVersions(data, file, report, version => fieldValues(type, file, version, context, 'version').fields, date)
   const state = typeof data.review_state === 'string' ? data.review_state : null
   const history = workflowHistory(data.workflow_history)
   const reviewState = type.workflow === null ? null : state !== null && stateOf(type.workflow, state) !== undefined ? state : type.workflow.initial
@@ -222,6 +225,7 @@ async function checkedObject (file: string, data: Record<string, unknown>, conte
     modified,
     reviewState,
     history,
+    versions,
     localRoles: granted,
     blockRoles: roles.block === 1 || roles.block === true,
     source: file,
@@ -254,10 +258,27 @@ const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(valu
  * checked on disk; what the type has no field for is reported. Null when a
  * blob is missing or wrong: the object is left out.
  */
-async function fieldsOf (type: ContentType, file: string, data: Record<string, unknown>, { dir, report, limits, mapping }: CheckContext): Promise<{ fields: Record<string, unknown>, blobs: ExportedBlob[] } | null> {
+async function fieldsOf (type: ContentType, file: string, data: Record<string, unknown>, context: CheckContext): Promise<{ fields: Record<string, unknown>, blobs: ExportedBlob[] } | null> {
+  const { fields, binaries } = fieldValues(type, file, data, context, 'object')
+  const blobs: ExportedBlob[] = []
+  for (const { field, kind, value } of binaries) {
+    const blob = await checkedBlob(field, kind, value, context.dir, context.limits, context.report, file)
+    if (blob === null) return null
+    blobs.push(blob)
+  }
+  return { fields, blobs }
+}
+
+/**
+ * The fields of an object (or of one of its older versions) and its image
+ * and file fields apart. A field the type lacks is reported for the object,
+ * counted for a version (whose binaries are the object's: left out).
+ */
+function fieldValues (type: ContentType, file: string, data: Record<string, unknown>, { report, mapping }: CheckContext, of: 'object' | 'version'):
+{ fields: Record<string, unknown>, binaries: Array<{ field: string, kind: 'image' | 'file', value: unknown }> } {
   const typeName = String(data['@type'])
   const fields: Record<string, unknown> = {}
-  const blobs: ExportedBlob[] = []
+  const binaries: Array<{ field: string, kind: 'image' | 'file', value: unknown }> = []
   for (const [exported, value] of Object.entries(data)) {
     if (NOT_FIELDS.has(exported) || value === null) continue
     const key = mappedField(mapping, typeName, exported)
@@ -271,18 +292,18 @@ async function fieldsOf (type: ContentType, file: string, data: Record<string, u
     }
     const field = type.fields.get(key)
     if (field === undefined) {
-      if (!isEmpty(value)) report.problem(`field not in this service: ${type.name}.${key.slice(0, 100)}`, file, 'The type here has no such field; its value is not imported.')
+      if (isEmpty(value)) continue
+      if (of === 'object') report.problem(`field not in this service: ${type.name}.${key.slice(0, 100)}`, file, 'The type here has no such field; its value is not imported.')
+      else report.count('fields of versions not in this service')
       continue
     }
     if (field.kind === 'image' || field.kind === 'file') {
-      const blob = await checkedBlob(key, field.kind, value, dir, limits, report, file)
-      if (blob === null) return null
-      blobs.push(blob)
+      if (of === 'object') binaries.push({ field: key, kind: field.kind, value })
       continue
     }
     fields[key] = uidLinksDashed(value)
   }
-  return { fields, blobs }
+  return { fields, binaries }
 }
 
 /** The service's type of a Plone type name: the same name, else the one name that differs only in case (Plone's `Folder`, the service's `folder`). */

@@ -165,3 +165,41 @@ t.test("the site root's fields and roles, as Plone exports them, become the home
   // The site as the other tests found it.
   t.equal((await call('PATCH', '/', { title: before.title, blocks: before.blocks, blocks_layout: before.blocks_layout }, admin)).statusCode, 204)
 })
+
+t.test('versions as plone.exportimport writes them (exportimport.versions, changeNote, changeActor) are kept; a bad one is reported; a second import replaces them', async t => {
+  const version = (title: string, changeNote: string, modified: string): Record<string, unknown> => ({ '@type': 'Document', UID: uid(301), id: 'versioned', title, changeNote, changeActor: 'editor', modified, review_state: 'private' })
+  const page = {
+    ...item(301, 'Document', 'versioned', null, { title: 'Now' }),
+    changeNote: 'the last edit',
+    changeActor: 'admin',
+    'exportimport.versions': {
+      // Plone writes them newest first; the ids say their order.
+      2: { ...version('Two', 'bad', '2024-02-14T12:00:00+00:00'), title: 42 },
+      1: version('One', 'second', '2024-02-14T11:00:00+00:00'),
+      0: version('Zero', 'Initial version', '2024-02-14T10:00:00+00:00'),
+      x: version('Not a version', '', '2024-02-14T10:00:00+00:00')
+    }
+  }
+  const export1 = writeExport([{ data: page }])
+  for (const run of [1, 2]) {
+    const report = await runImport(app, export1)
+    t.same(report.problems.map(p => [p.kind, p.count]), [['version not imported', 2]], `run ${run}: ${JSON.stringify(report)}`)
+    t.equal(report.counts['versions imported'], 3)
+    const history = (await call('GET', '/versioned/@history', undefined, admin)).json() as Array<Record<string, unknown>>
+    t.same(history.filter(e => e.type === 'versioning').map(e => [e.version, e.comments]), [[3, 'the last edit'], [1, 'second'], [0, 'Initial version']], `run ${run}: the versions, newest first`)
+    t.same((await call('GET', '/versioned/@history/0', undefined, admin)).json().title, 'Zero')
+    t.equal((await call('GET', '/versioned/@history/3', undefined, admin)).json().title, 'Now', 'the newest is the object as it is')
+  }
+  t.equal(await count(`SELECT count(*) AS n FROM versions WHERE uid = '${dashed(uid(301))}'`), 3, 'never duplicated')
+  // The site's retention (VERSIONS_KEPT) bounds what an import keeps, as it bounds an edit's.
+  const kept = app.content.versionsKept
+  app.content.versionsKept = 2
+  t.equal((await runImport(app, export1)).counts['versions imported'], 2)
+  t.equal(await count(`SELECT count(*) AS n FROM versions WHERE uid = '${dashed(uid(301))}' AND version_id IN (1, 3)`), 2, 'the newest two')
+  app.content.versionsKept = kept
+  await runImport(app, export1)
+  const reverted = await call('PATCH', '/versioned/@history', { version: 0 }, admin)
+  t.equal(reverted.statusCode, 200, reverted.body)
+  t.equal((await call('GET', '/versioned', undefined, admin)).json().title, 'Zero', 'an imported version reverts')
+  t.equal((await call('DELETE', '/versioned', undefined, admin)).statusCode, 204)
+})

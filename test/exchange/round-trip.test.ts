@@ -29,6 +29,10 @@ t.before(async () => {
   // A redirect of a rename and an alias added by hand: both go into redirects.json.
   if ((await first.call('PATCH', '/docs/news', { id: 'news-item' }, adminA)).statusCode !== 204) throw new Error('no rename')
   if ((await first.call('POST', '/docs/page/@aliases', { items: [{ path: '/welcome' }] }, adminA)).statusCode !== 204) throw new Error('no alias')
+  // Two edits that keep versions, each with its note.
+  for (const [title, changeNote] of [['Page, first edit', 'first edit'], ['Page, second edit', 'second edit']]) {
+    if ((await first.call('PATCH', '/docs/page', { title, changeNote }, adminA)).statusCode !== 204) throw new Error('no edit')
+  }
   // The home page (the root's blocks) links to a page by UID, and the root is shared with a group.
   const page = (await first.call('GET', '/docs/page', undefined, adminA)).json()
   const home = { title: 'The imported site', description: 'Its home page', blocks: { t: { '@type': 'title' }, s: { '@type': 'slate', plaintext: 'see', value: [{ type: 'p', children: [{ type: 'link', data: { url: `http://localhost:80/resolveuid/${page.UID as string}` }, children: [{ text: 'see' }] }] }] } }, blocks_layout: { items: ['t', 's'] } }
@@ -51,6 +55,17 @@ t.test('a site exported, imported into an empty one and exported again: the same
     const b = await second.call('GET', path, undefined, adminB)
     t.equal(b.statusCode, 200, path)
     t.same(b.json(), a.json(), `${path} answers alike`)
+  }
+  // Versions: the same list, and each older version answers the same state.
+  const historyOf = async (site: typeof first, token: string): Promise<Array<Record<string, unknown>>> =>
+    ((await site.call('GET', '/docs/page/@history', undefined, token)).json() as Array<Record<string, unknown>>).filter(e => e.type === 'versioning')
+  const [versionsA, versionsB] = [await historyOf(first, adminA), await historyOf(second, adminB)]
+  t.same(versionsA.map(v => v.comments), ['second edit', 'first edit'], 'the site kept a version of each edit')
+  t.same(versionsB, versionsA, 'the imported site lists the same versions')
+  t.equal(report.counts['versions imported'] >= 2, true)
+  for (const { version } of versionsA) {
+    const [a, b] = [await first.call('GET', `/docs/page/@history/${String(version)}`, undefined, adminA), await second.call('GET', `/docs/page/@history/${String(version)}`, undefined, adminB)]
+    t.same([b.statusCode, b.json().title], [200, a.json().title], `version ${String(version)} answers the same state`)
   }
   // The site root: its fields (the home page's link still leads to the page) and the roles granted on it.
   const [rootA, rootB] = [(await first.call('GET', '/', undefined, adminA)).json(), (await second.call('GET', '/', undefined, adminB)).json()]
