@@ -5,6 +5,7 @@ import { userPrincipal, type LocalRoles } from '../security/roles.js'
 import { ExportDir, ExportFileProblem } from './export-dir.js'
 import { ExchangeReport } from './report.js'
 import { dashedUid, isObject, SITE_ROOT_UID, uidLinksDashed } from './format.js'
+import { COMMENTS_KEY, commentsByUid, LEFT_OUT_FILES, LEFT_OUT_KEYS, LEFT_OUT_METADATA, reportLeftOut } from './left-out.js'
 import { readVersions, VERSIONS_KEY, type ExportedHistory } from './versions.js'
 import { makesBlocks, mappedField, mappedType, NO_MAPPING, richTextBlocks, type ImportMapping } from './mapping.js'
 
@@ -105,7 +106,11 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
   let root: ExportedRoot | null = null
   let sitePath = ''
   // Files are read some at a time (the disk waits, not the reader), then checked in their sorted order: the first of two that collide wins.
-  const context: CheckContext = { types, dir, report, limits, ordering, localRoles, mapping }
+  // What the service has nothing for is counted, never dropped silently: the files beside content/, then the metadata's.
+  const beside: Record<string, unknown> = {}
+  for (const [file, leftOut] of Object.entries(LEFT_OUT_FILES)) reportLeftOut(leftOut, beside[file] = await optional(file), file, report)
+  for (const [key, leftOut] of Object.entries(LEFT_OUT_METADATA)) reportLeftOut(leftOut, meta[key], 'content/__metadata__.json', report)
+  const context: CheckContext = { types, dir, report, limits, ordering, localRoles, mapping, discussed: commentsByUid(beside['discussions.json']) }
   const sorted = [...dataFiles].sort()
   const files: Array<{ file: string, data: Promise<unknown> }> = []
   for (const [i, file] of sorted.entries()) {
@@ -174,7 +179,8 @@ function pathOf (id: string): string {
   return path.replace(/\/+$/, '')
 }
 
-interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown>, mapping: ImportMapping }
+/** `discussed`: the objects (by exported UID) whose comments discussions.json holds, counted once from there. */
+interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown>, mapping: ImportMapping, discussed: Map<string, number> }
 
 /** One data.json as an object to write, or null (and the report says why). */
 async function checkedObject (file: string, data: Record<string, unknown>, context: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
@@ -203,6 +209,7 @@ async function checkedObject (file: string, data: Record<string, unknown>, conte
   if (read === null) return null
   const { fields, blobs } = read
   const versions = readVersions(data, file, report, version => fieldValues(type, file, version, context, 'version').fields, date)
+  for (const [key, leftOut] of Object.entries(LEFT_OUT_KEYS)) if (key !== COMMENTS_KEY || !context.discussed.has(data.UID as string)) reportLeftOut(leftOut, data[key], file, report)
   const state = typeof data.review_state === 'string' ? data.review_state : null
   const history = workflowHistory(data.workflow_history)
   const reviewState = type.workflow === null ? null : state !== null && stateOf(type.workflow, state) !== undefined ? state : type.workflow.initial

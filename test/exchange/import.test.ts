@@ -203,3 +203,33 @@ t.test('versions as plone.exportimport writes them (exportimport.versions, chang
   t.equal((await call('GET', '/versioned', undefined, admin)).json().title, 'Zero', 'an imported version reverts')
   t.equal((await call('DELETE', '/versioned', undefined, admin)).statusCode, 204)
 })
+
+t.test('what the service has nothing for (relations, translations, comments, portlets, default pages, local permissions, addable types) is reported by kind, entry by entry; the objects are imported', async t => {
+  const comment = { '@type': 'Discussion Item', text: { data: 'Nice', 'mime-type': 'text/plain' }, author_username: 'editor' }
+  const objects = [
+    { data: item(401, 'Folder', 'left-out', null, { 'exportimport.constrains': { locally_allowed_types: ['Document'], immediately_addable_types: ['Document'] } }) },
+    // Its comments are in discussions.json too: counted once.
+    { data: item(402, 'Document', 'discussed', 401, { 'exportimport.conversation': [comment, comment] }) },
+    { data: item(403, 'Document', 'commented', 401, { 'exportimport.conversation': [comment], 'exportimport.constrains': {} }) }
+  ]
+  const files = {
+    'relations.json': JSON.stringify([{ from_attribute: 'relatedItems', from_uuid: uid(402), to_uuid: uid(403) }, { from_attribute: 'relatedItems', from_uuid: uid(403), to_uuid: uid(402) }]),
+    'translations.json': JSON.stringify([{ canonical: uid(402), translations: { de: uid(403) } }]),
+    'discussions.json': JSON.stringify({ [uid(402)]: { items_total: 2, items: [comment, comment] } }),
+    'portlets.json': JSON.stringify([{ '@id': 'http://localhost:8080/Plone', portlets: { 'plone.leftcolumn': [{ type: 'portlets.Navigation' }], 'plone.footerportlets': [] } }])
+  }
+  const metadata = { default_page: { [uid(401)]: { default_page: 'discussed', default_page_uuid: uid(402) } }, local_permissions: { [uid(401)]: { 'Add portal content': { roles: ['Manager'], acquire: false } } } }
+  const report = await runImport(app, writeExport(objects, { metadata, files }))
+  t.equal(report.counts['objects imported'], 3, JSON.stringify(report))
+  t.same(Object.fromEntries(report.problems.map(p => [p.kind, p.count])), {
+    'not imported: relations': 2,
+    'not imported: translations': 1,
+    'not imported: comments': 3,
+    'not imported: portlets': 1,
+    'not imported: default pages': 1,
+    'not imported: local permissions': 1,
+    'not imported: constraints of addable types': 1
+  })
+  t.match(report.problems.find(p => p.kind === 'not imported: relations')?.examples, [`relations.json: relatedItems ${uid(402)} → ${uid(403)}`])
+  t.equal((await call('DELETE', '/left-out', undefined, admin)).statusCode, 204)
+})

@@ -62,7 +62,7 @@ t.test('a zip of an export imports as the folder does, and a folder zips to the 
   t.equal((await call('GET', '/docs/slides.pdf', undefined, await tokenFor('admin'))).statusCode, 200)
   const out = newDir()
   await exportSite(app.db, app.contentTypes, out)
-  t.equal(JSON.parse(readFileSync(join(out, 'content', '__metadata__.json'), 'utf8'))._data_files_.length, 9, 'the seeded folder and the 8 imported')
+  t.equal(JSON.parse(readFileSync(join(out, 'content', '__metadata__.json'), 'utf8'))._data_files_.length, 10, 'the site root, the seeded folder and the 8 imported')
 })
 
 t.test('a zip bomb stops at the bound, nothing written', async t => {
