@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../core/config/config.js'
 import { Vocabularies } from '../core/content/vocabularies.js'
 import { exportSite } from '../core/exchange/exporter.js'
-import { MappingProblem, parseMapping, type ImportMapping } from '../core/exchange/mapping.js'
+import { MappingProblem, MAX_MAPPING_BYTES, parseMapping, type ImportMapping } from '../core/exchange/mapping.js'
 import { typeNamed } from '../core/exchange/reader.js'
 import { DEFAULT_MAX_OBJECTS, importSite, JSON_MAX_BYTES } from '../core/exchange/site.js'
 import { zipFolder } from '../core/exchange/zip.js'
@@ -27,9 +27,6 @@ const USAGE = `usage: npm run site -- import <folder or .zip> [--map mapping.jso
                     (docs/moving-a-plone-site.md, "Mapping")
   export <folder>   the site (or the subtree at --path) in the same format, into a new folder
                     (or a new zip when the name ends in .zip)`
-
-/** A mapping file is a few names: read whole, at most this many bytes. */
-const MAX_MAPPING_BYTES = 1024 * 1024
 
 /** What a zip may unpack to by default (a site's blobs): a zip bomb stops here. */
 const ZIP_MAX_BYTES = 64 * 1024 ** 3

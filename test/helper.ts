@@ -126,12 +126,13 @@ export function talkBody (overrides: Record<string, unknown> = {}): Record<strin
 
 /**
  * A form upload (`multipart/form-data`, as Volto and plone.restapi's clients send a file) of
- * `content` in the part `field`, encoded by the platform's FormData, through a service's `inject`.
+ * `content` in the part `field` (then the text `fields`), encoded by the platform's FormData, through a service's `inject`.
  */
 export async function formUpload (inject: TestApp['inject'], path: string, content: string | Buffer,
-  { token, type, field = 'file', filename = 'blob' }: { token?: string, type: string, field?: string, filename?: string }): Promise<LightMyRequestResponse> {
+  { token, type, field = 'file', filename = 'blob', fields = {} }: { token?: string, type: string, field?: string, filename?: string, fields?: Record<string, string> }): Promise<LightMyRequestResponse> {
   const form = new FormData()
   form.append(field, new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type }), filename)
+  for (const [name, value] of Object.entries(fields)) form.append(name, value)
   const encoded = new Response(form)
   return await inject({ method: 'POST', url: path, payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')!, ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) } })
 }

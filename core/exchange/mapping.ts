@@ -18,6 +18,9 @@ export interface ImportMapping {
 
 export const NO_MAPPING: ImportMapping = { types: {}, fields: {} }
 
+/** The largest mapping file read: a mapping names types and fields, it holds no content. */
+export const MAX_MAPPING_BYTES = 1024 * 1024
+
 /** A field's target that makes blocks of rich text. */
 const BLOCKS = 'blocks'
 

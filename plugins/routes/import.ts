@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import Type from 'typebox'
 import { denied, requireContext } from '../support/access.js'
 import { acceptFormUploads } from '../support/form-uploads.js'
+import { MAX_MAPPING_BYTES } from '../../core/exchange/mapping.js'
 import { importUploadedSite } from '../support/site-upload.js'
 import { checkWritePermissions, writeContext } from '../support/writes.js'
 import { creationEntry, newObject, type NewObject } from '../../core/content/new-object.js'
@@ -92,7 +93,7 @@ export default fp(async fastify => {
   // A scope of its own: at the site root the route also takes the zip of a Plone site's export as a
   // form upload (plone.exportimport's REST import, plugins/support/site-upload.ts).
   await fastify.register(async scoped => {
-    await acceptFormUploads(scoped, fastify.config.UPLOAD_MAX_BYTES)
+    await acceptFormUploads(scoped, fastify.config.UPLOAD_MAX_BYTES, MAX_MAPPING_BYTES)
     scoped.post('/@import', {
       config: { bodyKind: 'import' },
       schema: {

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build, formUpload } from '../helper.js'
-import { unzip } from '../../core/exchange/zip.js'
-import { runImport, smallSite, writeExport } from './exports.js'
+import { unzip, zipFolder } from '../../core/exchange/zip.js'
+import { item, runImport, smallSite, writeExport } from './exports.js'
 
 /** `POST <path>/@export` (plugins/routes/exchange.ts): a zip in plone.exportimport's format, for Managers and Site Administrators only. */
 const { app, call, tokenFor, inject } = await build(t)
@@ -58,4 +58,29 @@ t.test('POST /@import with the zip of an export (plone.exportimport\'s REST impo
   t.equal(junk.json().status, 'incomplete')
   t.ok(junk.json().report.problems.length > 0, 'what could not be read is reported')
   t.equal((await other.call('POST', '/@import', { items: [{ '@type': 'Document', id: 'json-still', title: 'JSON' }] }, sam)).statusCode, 201, 'JSON items still import in bulk at the root')
+})
+
+t.test('POST /@import takes a mapping in the form field mapping, checked before anything is imported', async t => {
+  const other = await build(t)
+  const sam = await other.tokenFor('sam', ['Site Administrator'])
+  const dir = writeExport([
+    { data: item(501, 'FormFolder', 'contact', null, { title: 'Contact us', location: 'Basel' }) },
+    { data: item(502, 'PloneGlossary', 'glossary', null) }
+  ])
+  const zip = join(mkdtempSync(join(tmpdir(), 'endpoint-')), 'export.zip')
+  await zipFolder(dir, zip)
+  const send = async (mapping: string): Promise<Awaited<ReturnType<typeof inject>>> => await formUpload(other.inject, '/@import', readFileSync(zip), { token: sam, type: 'application/zip', filename: 'export.zip', fields: { mapping } })
+
+  for (const [bad, why] of [['{"types": {"FormFolder": "Nothing here"}}', /no content type/], ['not json', /not JSON/], ['{"types": {"__proto__": "folder"}}', /not a name/], ['x'.repeat(2 * 1024 * 1024), /too long/]] as const) {
+    const res = await send(bad)
+    t.equal(res.statusCode, 400, res.body.slice(0, 200))
+    t.match(res.json(), { type: 'BadRequest', message: why })
+  }
+  t.equal((await other.call('GET', '/contact', undefined, sam)).statusCode, 404, 'nothing imported by a refused mapping')
+
+  const res = await send(JSON.stringify({ types: { FormFolder: 'folder', PloneGlossary: null }, fields: { '*': { location: null } } }))
+  t.equal(res.statusCode, 200, res.body)
+  t.same(res.json().report.problems.map((p: { kind: string }) => p.kind), ['type left out by the mapping: PloneGlossary'])
+  t.equal(res.json().report.counts['fields left out by the mapping'], 1)
+  t.match((await other.call('GET', '/contact', undefined, sam)).json(), { '@type': 'folder', title: 'Contact us' }, 'the FormFolder is a folder')
 })
