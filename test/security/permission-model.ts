@@ -7,8 +7,18 @@ export type Role = typeof GLOBAL_ROLES[number]
 export type State = 'private' | 'pending' | 'published'
 export const STATES: readonly State[] = ['private', 'pending', 'published']
 
-/** Who asks: `userId` null is the anonymous caller. */
-export interface Caller { userId: string | null, roles: readonly Role[] }
+/** The roles the sharing page gives (docs/api.md, `@sharing`): local roles only, on a folder and what it holds. */
+export const LOCAL_ROLES = ['Reader', 'Editor', 'Contributor', 'Reviewer'] as const
+export type LocalRole = typeof LOCAL_ROLES[number]
+
+/** Who asks: `userId` null is the anonymous caller; `groups`: the groups they are in. */
+export interface Caller { userId: string | null, roles: readonly Role[], groups: readonly string[] }
+
+/** Local roles by principal (a user's or a group's id, or `Authenticated`: every logged-in user). */
+export type Grants = Readonly<Record<string, readonly LocalRole[]>>
+
+/** What the sharing page set on an object: its grants, and whether it acquires those from above. */
+export interface Sharing { grants: Grants, inherit: boolean }
 
 /** One object of the site as the oracle knows it (the talks and the folders that hold them). */
 export interface Item {
@@ -32,21 +42,48 @@ export interface Item {
    */
   marker: string | null
   hasImage: boolean
+  /** What the sharing page set on it. */
+  sharing: Sharing
+  /** The local roles in force on it: `inForce` of its lineage. */
+  roles: Grants
 }
 
-/** docs/api.md: the global roles that may view an object in each state (besides its Owner). */
-const VIEWING_ROLES: Record<State, readonly Role[] | 'everyone'> = {
+/**
+ * docs/api.md (`@sharing`, Plone's sharing page): the local roles in force on the last object
+ * of a lineage (the site root first) are its own grants and those it acquires — the grants in
+ * force on its parent — unless it does not inherit, which leaves those above out (on it and
+ * below it: what it holds acquires from it).
+ */
+export function inForce (lineage: readonly Sharing[]): Grants {
+  let roles: Record<string, LocalRole[]> = {}
+  for (const { grants, inherit } of lineage) {
+    if (!inherit) roles = {}
+    for (const [principal, granted] of Object.entries(grants)) roles[principal] = [...new Set([...(roles[principal] ?? []), ...granted])]
+  }
+  return roles
+}
+
+/** The principals a caller stands for in local roles: their id, their groups' and `Authenticated`; none for the anonymous caller. */
+const principalsOf = (caller: Caller): string[] => caller.userId === null ? [] : [caller.userId, ...caller.groups, 'Authenticated']
+
+/** docs/api.md: local roles and group membership count for every permission, besides the global roles. */
+function rolesOn (caller: Caller, item: Item): Set<string> {
+  return new Set<string>([...caller.roles, ...principalsOf(caller).flatMap(p => Object.hasOwn(item.roles, p) ? item.roles[p] : [])])
+}
+
+/** docs/api.md: the roles that may view an object in each state (besides its Owner); "private and pending content is also seen by Readers". */
+const VIEWING_ROLES: Record<State, readonly string[] | 'everyone'> = {
   published: 'everyone',
-  private: ['Editor', 'Site Administrator', 'Manager'],
-  pending: ['Editor', 'Site Administrator', 'Manager', 'Reviewer']
+  private: ['Editor', 'Site Administrator', 'Manager', 'Reader'],
+  pending: ['Editor', 'Site Administrator', 'Manager', 'Reviewer', 'Reader']
 }
 
 const isOwner = (caller: Caller, item: Item): boolean => caller.userId !== null && caller.userId === item.owner
 
-/** The View permission: it follows the workflow state only (a GET by URL answers for inactive content too). */
+/** The View permission: it follows the workflow state and the caller's roles there (a GET by URL answers for inactive content too). */
 export function mayView (caller: Caller, item: Item): boolean {
-  const roles = VIEWING_ROLES[item.state]
-  return roles === 'everyone' || isOwner(caller, item) || caller.roles.some(role => roles.includes(role))
+  const viewers = VIEWING_ROLES[item.state]
+  return viewers === 'everyone' || isOwner(caller, item) || [...rolesOn(caller, item)].some(role => viewers.includes(role))
 }
 
 /**
@@ -63,7 +100,7 @@ export function summaryIsWhole (caller: Caller, item: Item): boolean {
  * review (Reviewer and up) or request review (the Owner, Editors and up) of the object.
  */
 export function mayReadHistory (caller: Caller, item: Item): boolean {
-  return isOwner(caller, item) || caller.roles.some(role => ['Reviewer', 'Editor', 'Site Administrator', 'Manager'].includes(role))
+  return isOwner(caller, item) || [...rolesOn(caller, item)].some(role => ['Reviewer', 'Editor', 'Site Administrator', 'Manager'].includes(role))
 }
 
 /** The path of the folder that holds the object at `path` ('/' for the top level). */
