@@ -57,7 +57,7 @@ function pixels (width, height, seed) {
 }
 
 /** Image number `n`: a JPEG of its own size and shape. */
-async function photo (n) {
+export async function photo (n) {
   const width = MIN_WIDTH + (n * 389) % WIDTH_SPAN
   const height = Math.round(width / SHAPES[n % SHAPES.length])
   const bytes = await sharp(pixels(width, height, n + 1), { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer()

@@ -21,7 +21,7 @@ export const PAGE_BLOCKS = 50
 const capitalise = text => text.charAt(0).toUpperCase() + text.slice(1)
 
 /** A Slate paragraph block as Volto 18 writes it: its value and its plain text. */
-function paragraph (text) {
+export function paragraph (text) {
   return { '@type': 'slate', value: [{ type: 'p', children: [{ text }] }], plaintext: text }
 }
 

@@ -23,9 +23,8 @@ export async function queryOnce (databaseUrl, sql) {
 
 const admin = async sql => await queryOnce(ADMIN_URL, sql)
 
-/** A new, empty database; `drop()` removes it. */
-export async function createDatabase () {
-  const name = `bench_${process.pid}`
+/** A new, empty database (the run's own unless named otherwise); `drop()` removes it. */
+export async function createDatabase (name = `bench_${process.pid}`) {
   await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   await admin(`CREATE DATABASE ${name}`)
   const url = new URL(ADMIN_URL)

@@ -146,6 +146,11 @@ function notes (report) {
     ...(r.classes ?? []).filter(c => c.sample !== undefined).map(c => `${r.id} at ${r.talks} talks, ${c.id}: first unexpected answer (of ${c.unexpected}): ${c.sample}`),
     ...(r.warmUp?.sample !== undefined ? [`${r.id} at ${r.talks} talks, warming up: first unexpected answer ${r.warmUp.sample}`] : []),
     ...(r.rss !== undefined ? [`${r.id}: the service's RSS ${num(r.rss.beforeMB)} MB before the downloads, ${num(r.rss.peakMB)} MB at its peak during them: + ${num(r.rss.growthMB, 1)} MB`] : []),
+    ...(r.commandRss !== undefined
+      ? [`${r.id}: the command's peak RSS ${num(r.commandRss.peakMB)} MB` +
+          (r.commandRss.growthMB !== undefined ? `, ${num(r.commandRss.baselineMB)} MB on one 1 kB File: + ${num(r.commandRss.growthMB, 1)} MB` : '')]
+      : []),
+    ...(r.metadataMB !== undefined ? [`${r.id}: its content/__metadata__.json is ${num(r.metadataMB, 1)} MB (an import reads at most 16 MiB of a JSON file)`] : []),
     ...(r.background !== undefined
       ? [`${r.id} at ${r.talks} talks: meanwhile ${r.background.connections} other clients sent ${r.background.requests} requests (${Object.entries(r.background.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')})`]
       : [])

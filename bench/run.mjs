@@ -7,8 +7,10 @@
  *   --full           1k, 10k and 100k talks, longer runs (default: quick, 1k)
  *   --only=a,b       only these scenarios (ids from scenarios.mjs, or the jobs
  *                    reindex-solr, drain-1-worker, drain-2-workers,
- *                    move-folder-10k); the floors
- *                    they are compared with always run
+ *                    move-folder-10k, site-import-100k, site-export-100k,
+ *                    site-import-blobs-1g, site-export-blobs-1g); the floors
+ *                    they are compared with always run; the site exchange's
+ *                    jobs alone run no seeded level
  *   --sizes=1000,..  talk counts to measure at (1000000: see the seeder)
  *   --cpu-prof       run the service under `node --cpu-prof` (figures are then perturbed)
  *   --no-build       use dist/ as it is
@@ -25,10 +27,12 @@
  * process of the service on the same database, started with the first when
  * such a scenario is chosen, and its users (crowd-users.mjs). The 100 MB
  * download's file is sent up by a process of the service of its own, whose
- * bounds allow it (see `download`).
+ * bounds allow it (see `download`). The site exchange's jobs (`siteExchange`)
+ * come last, each on a database of its own, the command line (site-exchange.mjs)
+ * alone against it.
  */
 import { execFileSync, fork, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -38,7 +42,9 @@ import { parseArgs } from 'node:util'
 import { startRedis, startSolr } from './backends.mjs'
 import { createCrowdUsers } from './crowd-users.mjs'
 import { downloads, newFolder, sendBytes, tusUpload, uploadImages } from './media.mjs'
-import { MOVED_TALKS, moveFolder } from './site-jobs.mjs'
+import { IMPORT_BATCH, importTalks, MOVED_TALKS, moveFolder } from './site-jobs.mjs'
+import { FOLDERS, writeBlobExport, writeSiteExport } from './exports.mjs'
+import { EXPORTED, IMPORTED, reported, runSite } from './site-exchange.mjs'
 import { createDatabase, freePort, postgresCpu, postgresCpuSince, postgresVersion, queryOnce, resetPeak, startServer } from './processes.mjs'
 import { writeCharts } from './charts.mjs'
 import { call, login, setUpFetch } from './setup-calls.mjs'
@@ -79,6 +85,17 @@ const SAMPLE_TALKS = 200
 const MB = 2 ** 20
 const FILE_BYTES = 500 * MB
 const UPLOAD_PIECE_BYTES = 50 * MB
+/**
+ * A site's move in and out (issue 26), at the same scale whatever the profile: its objects (a
+ * few thousand folders of talks and pages) and 1 GB of Files (with a few JPEGs), each export
+ * drawn from its seed. The bulk import it is held against imports as many talks (site-jobs.mjs).
+ */
+const SITE_OBJECTS = 100_000
+const SITE_SEED = 26
+const BLOB_FILES = 100
+const BLOB_FILE_BYTES = 10 * MB
+const BLOB_IMAGES = 4
+const BLOB_SEED = 27
 
 const { values: args } = parseArgs({
   options: {
@@ -104,14 +121,22 @@ const JOBS = {
   uploadStream: { id: 'floor-upload-stream', title: 'floor: the same bytes in one request written into a large object in 1 MiB slices with pg', group: 'floor', unit: 'MB/s' },
   download: { id: 'download-500mb', title: 'GET @@download/file of a 500 MB File, one client, the same file downloaded again, anonymous', group: 'job', unit: 'MB/s', floor: 'floor-file-stream' },
   fileStream: { id: 'floor-file-stream', title: 'floor: the same large object streamed by one binary COPY of its 256 KiB slices with pg', group: 'floor', unit: 'MB/s' },
-  move: { id: 'move-folder-10k', title: `POST @move of a folder of ${MOVED_TALKS} published talks into another, Solr on (delivered by the request), one client; then Solr's drift`, group: 'job', unit: 'objects/s' }
+  move: { id: 'move-folder-10k', title: `POST @move of a folder of ${MOVED_TALKS} published talks into another, Solr on (delivered by the request), one client; then Solr's drift`, group: 'job', unit: 'objects/s' },
+  bulkImport: { id: 'bulk-import-100k', title: `bulk import into a new site: ${SITE_OBJECTS / IMPORT_BATCH} POST /talks/@import of ${IMPORT_BATCH} talks, one after the other (one client), each published, no Solr (what site-import-100k is held against)`, group: 'job', unit: 'talks/s' },
+  siteImport: { id: 'site-import-100k', title: `npm run site -- import of ${SITE_OBJECTS} objects from a folder (${FOLDERS} folders, talks and pages, 7 in 10 published, with histories and local roles) into a new site, one process, no service running, no Solr`, group: 'job', unit: 'objects/s', floor: 'bulk-import-100k' },
+  siteExport: { id: 'site-export-100k', title: 'npm run site -- export of that site into a new folder, one process, no service running, no writes', group: 'job', unit: 'objects/s' },
+  siteImportBlobs: { id: 'site-import-blobs-1g', title: `npm run site -- import of ${BLOB_FILES} Files of ${BLOB_FILE_BYTES / MB} MiB (random bytes) and ${BLOB_IMAGES} JPEGs from a folder into a new site, one process, no service running, no Solr; RSS growth over the same command importing one 1 kB File`, group: 'job', unit: 'MB/s' },
+  siteExportBlobs: { id: 'site-export-blobs-1g', title: 'npm run site -- export of that site into a new folder, one process, no service running, no writes; RSS growth over the same command exporting one 1 kB File', group: 'job', unit: 'MB/s' }
 }
+/** Jobs that bring their sites with them: chosen alone, the run measures no seeded level. */
+const EXCHANGE_JOBS = [JOBS.bulkImport, JOBS.siteImport, JOBS.siteExport, JOBS.siteImportBlobs, JOBS.siteExportBlobs]
 const chosen = scenario => only === undefined || only.includes(scenario.id)
 /** What runs: the chosen scenarios and jobs, and every floor one of them is compared with (floor-db always). */
 const selected = scenario => scenario.group !== 'floor'
   ? chosen(scenario)
   : scenario.id === 'floor-db' || scenario.id === 'floor-static' ||
     [...SCENARIOS, ...Object.values(JOBS)].some(s => s.floor === scenario.id && chosen(s))
+const levelsChosen = [...SCENARIOS, ...Object.values(JOBS)].some(s => s.group !== 'floor' && !EXCHANGE_JOBS.includes(s) && chosen(s))
 const FULL_TEXT_SOLR = SCENARIOS.find(s => s.id === 'fulltext-solr')
 /** The targets of scenarios measured once, at the largest size, by a service of their own started after the levels. */
 const AFTER_THE_LEVELS = ['async', 'unversioned']
@@ -328,6 +353,117 @@ async function largeFile (service, floor, token, talks) {
   return [floorUpload, upload, floorDownload, download]
 }
 
+/**
+ * A new database for one of the site exchange's jobs, named after it, whose
+ * site (its root, /talks, the admin) the service's first start made: the
+ * service is answered still running, for the caller to use or stop.
+ * `leftovers` collects what the run's clean-up must drop.
+ */
+async function newSite (env, name, leftovers) {
+  const database = await createDatabase(`bench_${process.pid}_${name}`)
+  leftovers.databases.push(database)
+  const siteEnv = { ...env, DATABASE_URL: database.url }
+  const service = await startService(siteEnv, `service-${name}.log`)
+  leftovers.services.push(service)
+  return { database, env: siteEnv, service }
+}
+
+/**
+ * The site exchange (issue 26), each on a new site: the bulk import of as
+ * many talks as the site's objects, one request at a time as the command
+ * writes one batch at a time; then, the service stopped, `npm run site
+ * -- import` of SITE_OBJECTS objects from an export written for it and
+ * `npm run site -- export` of them; then the same of 1 GB of Files on a
+ * site of their own. An export chosen alone has its import run (and
+ * reported) first; an import chosen alone runs no export. The peak RSS of
+ * the Files' commands is set against that of the same command on one 1 kB
+ * File (what the process costs without the bytes).
+ * The exports are written into a temporary folder, deleted as soon as read.
+ */
+async function siteExchange (env, leftovers) {
+  const records = []
+  const scratch = mkdtempSync(join(os.tmpdir(), 'bench-exchange-'))
+  leftovers.dirs.push(scratch)
+  const log = name => join(outDir, `${name}.log`)
+  const timed = async (what, write) => {
+    const started = performance.now()
+    const result = await write()
+    say(`${what} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    return result
+  }
+  const failed = (job, err) => ({ ...job, talks: 0, status: 'failed', reason: err.message })
+  if (chosen(JOBS.bulkImport) || chosen(JOBS.siteImport)) {
+    say(`${JOBS.bulkImport.id}: a new site, ${SITE_OBJECTS} talks by POST @import`)
+    try {
+      const { database, service } = await newSite(env, 'bulk', leftovers)
+      const token = await login(service.url, { login: 'admin', password: ADMIN_PASSWORD })
+      const started = performance.now()
+      await importTalks(service.url, token, '/talks', SITE_OBJECTS, 'bulk')
+      records.push(jobRecord(JOBS.bulkImport, 0, SITE_OBJECTS, (performance.now() - started) / 1000))
+      await service.stop()
+      await database.drop()
+    } catch (err) {
+      records.push(failed(JOBS.bulkImport, err))
+    }
+  }
+  if (selected(JOBS.siteImport) || selected(JOBS.siteExport)) {
+    try {
+      const exportDir = join(scratch, 'site')
+      const objects = await timed(`wrote an export of ${SITE_OBJECTS} objects`, () => writeSiteExport(exportDir, SITE_OBJECTS, SITE_SEED))
+      const site = await newSite(env, 'site', leftovers)
+      await site.service.stop()
+      say(`${JOBS.siteImport.id}: npm run site -- import of ${objects} objects`)
+      const imported = await runSite(ROOT, ['import', exportDir], site.env, log(JOBS.siteImport.id))
+      rmSync(exportDir, { recursive: true })
+      const count = reported(imported.stdout, IMPORTED)
+      if (count !== objects) throw new Error(`imported ${count} of ${objects} objects: ${imported.stdout}`)
+      records.push({ ...jobRecord(JOBS.siteImport, 0, count, imported.seconds), commandRss: { peakMB: imported.peakMB } })
+      // The export needs the site imported; the import alone needs no export.
+      if (selected(JOBS.siteExport)) {
+        say(`${JOBS.siteExport.id}: npm run site -- export`)
+        const outFolder = join(scratch, 'site-out')
+        const exported = await runSite(ROOT, ['export', outFolder], site.env, log(JOBS.siteExport.id))
+        // The metadata of every object in one file, which an import reads whole (at most core/exchange/site.ts's JSON_MAX_BYTES).
+        const metadataMB = statSync(join(outFolder, 'content', '__metadata__.json')).size / MB
+        rmSync(outFolder, { recursive: true })
+        records.push({ ...jobRecord(JOBS.siteExport, 0, reported(exported.stdout, EXPORTED), exported.seconds), commandRss: { peakMB: exported.peakMB }, metadataMB })
+      }
+      await site.database.drop()
+    } catch (err) {
+      records.push(...[JOBS.siteImport, JOBS.siteExport].filter(job => !records.some(r => r.id === job.id)).map(job => failed(job, err)))
+    }
+  }
+  if (selected(JOBS.siteImportBlobs) || selected(JOBS.siteExportBlobs)) {
+    try {
+      const exportDir = join(scratch, 'blobs')
+      const baselineDir = join(scratch, 'baseline')
+      const blobs = await timed(`wrote an export of ${BLOB_FILES} Files and ${BLOB_IMAGES} Images`, () => writeBlobExport(exportDir, { files: BLOB_FILES, fileBytes: BLOB_FILE_BYTES, images: BLOB_IMAGES, seed: BLOB_SEED, folderId: 'files-1g' }))
+      await writeBlobExport(baselineDir, { files: 1, fileBytes: 1024, images: 0, seed: BLOB_SEED + 1, folderId: 'baseline' })
+      const site = await newSite(env, 'blobs', leftovers)
+      await site.service.stop()
+      const commandRss = (baseline, measured) => ({ baselineMB: baseline.peakMB, peakMB: measured.peakMB, growthMB: measured.peakMB - baseline.peakMB })
+      say(`${JOBS.siteImportBlobs.id}: npm run site -- import of ${blobs.megabytes.toFixed(0)} MB, after one of 1 kB`)
+      const baselineImport = await runSite(ROOT, ['import', baselineDir], site.env, log(JOBS.siteImportBlobs.id))
+      const imported = await runSite(ROOT, ['import', exportDir], site.env, log(JOBS.siteImportBlobs.id))
+      const count = reported(imported.stdout, IMPORTED)
+      if (count !== blobs.objects) throw new Error(`imported ${count} of ${blobs.objects} objects: ${imported.stdout}`)
+      rmSync(exportDir, { recursive: true })
+      records.push({ ...jobRecord(JOBS.siteImportBlobs, 0, blobs.megabytes, imported.seconds), objects: count, commandRss: commandRss(baselineImport, imported) })
+      if (selected(JOBS.siteExportBlobs)) {
+        say(`${JOBS.siteExportBlobs.id}: npm run site -- export, after one of the 1 kB File`)
+        const baselineExport = await runSite(ROOT, ['export', join(scratch, 'baseline-out'), '--path', '/baseline/recording-1.bin'], site.env, log(JOBS.siteExportBlobs.id))
+        const exported = await runSite(ROOT, ['export', join(scratch, 'blobs-out')], site.env, log(JOBS.siteExportBlobs.id))
+        records.push({ ...jobRecord(JOBS.siteExportBlobs, 0, blobs.megabytes, exported.seconds), objects: reported(exported.stdout, EXPORTED), commandRss: commandRss(baselineExport, exported) })
+      }
+      await site.database.drop()
+    } catch (err) {
+      records.push(...[JOBS.siteImportBlobs, JOBS.siteExportBlobs].filter(job => !records.some(r => r.id === job.id)).map(job => failed(job, err)))
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true })
+  return records
+}
+
 /** The commit measured, and whether the working tree differed from it. */
 function revision () {
   const git = (...gitArgs) => execFileSync('git', gitArgs, { cwd: ROOT, encoding: 'utf8' }).trim()
@@ -374,6 +510,8 @@ async function main () {
   let solr
   let redis
   const load = loadGenerator()
+  /** What the site exchange's jobs made and the clean-up must remove: their databases, services and exports. */
+  const leftovers = { databases: [], services: [], dirs: [] }
   // solr-dev runs detached and the database outlives the run: Ctrl-C must stop and drop them too.
   const cleanUp = async () => {
     load.stop()
@@ -382,7 +520,10 @@ async function main () {
     await peer?.stop()
     await asyncService?.stop()
     await unversioned?.stop()
+    for (const site of leftovers.services) await site.stop()
     await Promise.all([solr?.stop(), redis?.stop()])
+    for (const dir of leftovers.dirs) rmSync(dir, { recursive: true, force: true })
+    for (const site of leftovers.databases) await site.drop()
     await database.drop()
   }
   for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -489,7 +630,7 @@ async function main () {
       record.ratio = (record.requestsPerSecond ?? record.rate) / floorRecord.rate
     }
     let ingest
-    for (const [level, size] of settings.sizes.entries()) {
+    for (const [level, size] of (levelsChosen ? settings.sizes : []).entries()) {
       say(`seeding to ${size} talks`)
       const seeded = helper('seed.mjs', [String(size)], { DATABASE_URL: database.url })
       say(`seeded ${seeded.added} talks in ${seeded.seconds.toFixed(1)} s (${seeded.rate.toFixed(0)} talks/s)`)
@@ -564,7 +705,7 @@ async function main () {
     await service.stop()
     await peer?.stop()
 
-    const largest = report.service.seeded.at(-1).talks
+    const largest = report.service.seeded.at(-1)?.talks ?? 0
     // Versioning is read at start too: PATCH again, at the largest size, on a service that keeps no versions.
     const unversionedScenario = SCENARIOS.find(s => s.target === 'unversioned')
     if (selected(unversionedScenario)) {
@@ -603,6 +744,13 @@ async function main () {
       report.results.push(record)
     }
     await asyncService?.stop()
+
+    if (EXCHANGE_JOBS.some(selected)) {
+      const exchanged = await siteExchange(env, leftovers)
+      const [bulk, siteImport] = [JOBS.bulkImport, JOBS.siteImport].map(job => exchanged.find(r => r.id === job.id))
+      if (bulk !== undefined && siteImport !== undefined) compare(siteImport, bulk)
+      report.results.push(...exchanged)
+    }
 
     report.integrity = { talksFolder: await positionsInTalks(database.url) }
     report.machine.loadAverageAtEnd = os.loadavg()

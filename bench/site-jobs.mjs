@@ -4,7 +4,8 @@
  * answer (which comes after the catalogue's set-based change and Solr's
  * delivery), and then Solr's drift, as `@solr-maintenance/sync?check=1`
  * counts it (zero is the only right answer). The moved folder is deleted
- * after it.
+ * after it. Its talks come by POST @import (`importTalks`), as do those of
+ * the bulk import a site's import is held against (issue 26).
  */
 import { performance } from 'node:perf_hooks'
 import { call, setUpFetch } from './setup-calls.mjs'
@@ -12,8 +13,8 @@ import { talkBody } from './talks.mjs'
 
 /** Talks of the moved folder. */
 export const MOVED_TALKS = 10_000
-/** Talks a POST @import of the set-up sends. */
-const IMPORT_BATCH = 1000
+/** Talks a POST @import of `importTalks` sends. */
+export const IMPORT_BATCH = 1000
 
 /** The last line of a Solr maintenance operation (its result). */
 async function maintenance (url, token, op) {
@@ -21,6 +22,22 @@ async function maintenance (url, token, op) {
   const lines = (await res.text()).trim().split('\n')
   if (!res.ok) throw new Error(`@solr-maintenance/${op} answered ${res.status}: ${lines.at(-1)}`)
   return lines
+}
+
+/**
+ * `talks` published talks into `folder` by POST @import, IMPORT_BATCH a
+ * request, one request after the other (`label` and the talk's number make
+ * its title, and so its id, unique). The next request's talks are made while
+ * the service writes the last's.
+ */
+export async function importTalks (url, token, folder, talks, label) {
+  const batch = at => ({ items: Array.from({ length: Math.min(IMPORT_BATCH, talks - at) }, (_, i) => ({ ...talkBody(at + i, `${label} ${at + i}`), transitions: ['publish'] })) })
+  let next = batch(0)
+  for (let at = 0; at < talks; at += IMPORT_BATCH) {
+    const sent = call(url, 'POST', `${folder}/@import`, next, token)
+    if (at + IMPORT_BATCH < talks) next = batch(at + IMPORT_BATCH)
+    await sent
+  }
 }
 
 /**
@@ -36,10 +53,7 @@ export async function moveFolder (url, token, solrSettings, talks = MOVED_TALKS)
   await maintenance(url, token, 'sync')
   await call(url, 'POST', '/', { '@type': 'folder', id: `moved-${stamp}`, title: 'A folder to move' }, token)
   await call(url, 'POST', '/', { '@type': 'folder', id: `archive-${stamp}`, title: 'Where it goes' }, token)
-  for (let at = 0; at < talks; at += IMPORT_BATCH) {
-    const items = Array.from({ length: Math.min(IMPORT_BATCH, talks - at) }, (_, i) => ({ ...talkBody(at + i, `moved ${at + i}`), transitions: ['publish'] }))
-    await call(url, 'POST', `/moved-${stamp}/@import`, { items }, token)
-  }
+  await importTalks(url, token, `/moved-${stamp}`, talks, 'moved')
   const started = performance.now()
   await call(url, 'POST', `/archive-${stamp}/@move`, { source: `/moved-${stamp}` }, token)
   const seconds = (performance.now() - started) / 1000

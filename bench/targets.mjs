@@ -1,7 +1,7 @@
 /**
  * The targets of issue 15 ("Performance at scale"), issue 22 (bounded work per request), issue
  * 23 ("Fast under real traffic": the varied traffic), issue 24 (images, files and pages of
- * blocks) and issue 25 (a reader by a local role), checked against a run's results. Each answers where the service stands and by how much it meets or
+ * blocks), issue 25 (a reader by a local role) and issue 26 (a site's move in and out), checked against a run's results. Each answers where the service stands and by how much it meets or
  * misses (`by`: the margin relative to the target, positive when met);
  * `met` is null when the run did not measure it, or not at the size the
  * target names (the quick profile stops at 1 000 talks).
@@ -43,6 +43,11 @@ const PAGES_PER_SECOND = 500
  * collector leaves of the slices), a tenth of the file that holding it would take.
  */
 const LARGE_FILE_RSS_MB = 50
+/**
+ * A site's move (issue 26): its import from the command line at least as fast as the bulk
+ * @import of as many talks; 1 GB of Files in or out grows the command's RSS by less than this.
+ */
+const SITE_BLOBS_RSS_MB = 100
 
 const measured = (results, id) => results.filter(r => r.id === id && r.status === 'measured')
 const fmt = (value, digits = 0) => value.toFixed(digits)
@@ -170,6 +175,22 @@ function moveDrift (results) {
   return { met: drifted === undefined, by: null, standing: `${fmt(shown.seconds, 1)} s for ${fmt(shown.count)} objects at ${shown.talks} talks; Solr after it: ${shown.solrDrift}` }
 }
 
+/** The import of a site's objects against the bulk @import of as many talks, measured in the same run (its `ratio`). */
+function siteImportRate (results) {
+  const [site] = measured(results, 'site-import-100k')
+  if (site === undefined) return NOT_MEASURED
+  if (site.ratio === undefined) return { ...NOT_MEASURED, standing: `${fmt(site.rate)} objects/s; bulk-import-100k not measured` }
+  return { ...judge(site.ratio, { min: 1 }), standing: `${fmt(site.rate)} objects/s against ${fmt(site.floorRate)} talks/s by POST @import (${pct(site.ratio)}), ${fmt(site.count)} objects in ${fmt(site.seconds, 1)} s` }
+}
+
+/** A site's blobs in or out: the command's peak RSS against its peak on one 1 kB File. */
+function blobsRss (results, id, verb) {
+  const [r] = measured(results, id)
+  if (r === undefined) return NOT_MEASURED
+  const { growthMB, peakMB, baselineMB } = r.commandRss
+  return { ...judge(growthMB, { max: SITE_BLOBS_RSS_MB }), standing: `+ ${fmt(growthMB, 1)} MB (peak ${fmt(peakMB)} MB, ${fmt(baselineMB)} MB on 1 kB) while ${verb} ${fmt(r.count)} MB at ${fmt(r.rate)} MB/s` }
+}
+
 /** PATCH (talks keep versions) against PATCH on a service with VERSIONS_KEPT=0, at the size the latter was measured at. */
 function versionsCost (results) {
   const off = measured(results, 'patch-versions-off').at(-1)
@@ -218,6 +239,9 @@ export function checkTargets (report) {
     { target: `GET by a user with a local role >= ${pct(AUTH_FLOOR_SHARE)} of the floor`, ...everySize(withRatio(measured(results, 'get-talk-local-roles')), ratio, { min: AUTH_FLOOR_SHARE }, describeRatio) },
     { target: `PATCH keeping a version >= ${pct(VERSIONED_EDIT_SHARE)} of PATCH keeping none`, ...versionsCost(results) },
     { target: 'a move of a folder of 10,000 talks leaves Solr without drift', ...moveDrift(results) },
+    { target: 'npm run site -- import of 100 000 objects at least as fast as POST @import of as many talks', ...siteImportRate(results) },
+    { target: `npm run site -- import of 1 GB of Files grows the command's RSS by < ${SITE_BLOBS_RSS_MB} MB`, ...blobsRss(results, 'site-import-blobs-1g', 'importing') },
+    { target: `npm run site -- export of 1 GB of Files grows the command's RSS by < ${SITE_BLOBS_RSS_MB} MB`, ...blobsRss(results, 'site-export-blobs-1g', 'exporting') },
     { target: `GET one talk during a login flood (20 clients): p99 < ${FLOOD_P99_MS} ms`, ...everySize(measured(results, 'login-flood'), p99, { max: FLOOD_P99_MS }, describeP99) },
     { target: `GET one talk while Members send the largest accepted writes: p99 < ${HOSTILE_P99_MS} ms`, ...underHostileWrites(results) },
     { target: `Solr full text through the service >= ${pct(SOLR_FLOOR_SHARE)} of the search server's own rate at ${AT_SCALE} talks`, ...atScale(withRatio(measured(results, 'fulltext-solr')), ratio, { min: SOLR_FLOOR_SHARE }, describeRatio) },
