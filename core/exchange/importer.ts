@@ -4,7 +4,7 @@ import { keepBinary } from '../content/blobs.js'
 import { writeBatch } from '../content/batch-write.js'
 import { newObject, type NewObject } from '../content/new-object.js'
 import { withChanges, type HistoryEntry, type Located } from '../content/rows.js'
-import type { ContentStore } from '../content/store.js'
+import type { ContentStore, Write } from '../content/store.js'
 import { checkWrite, type CheckedWrite, type WriteContext } from '../content/validation.js'
 import type { Queryable } from '../db/db.js'
 import { ApiError } from '../errors.js'
@@ -27,14 +27,17 @@ export interface ImportOptions {
   mapping?: ImportMapping
   /** Called after each committed batch: a test's way to stop an import between two. */
   afterBatch?: (written: number) => void
+  /** Objects a transaction writes at most (BATCH_OBJECTS unless said: a test's small batches). */
+  batchObjects?: number
 }
 
 class BlobChanged extends Error {}
 
 /**
  * Writes the objects of an export (core/exchange/reader.ts), parents first,
- * a folder's children in batches: each batch in one transaction with its
- * rows, histories, images, files (streamed from disk into large objects),
+ * in batches of up to BATCH_OBJECTS objects (the children of several small
+ * folders share one): each batch in one transaction with its rows,
+ * histories, images, files (streamed from disk into large objects),
  * catalogue rows and index operations (the outbox, as every write), so that
  * an interrupted import leaves whole objects only, and a second run takes up
  * where it stopped. An object whose UID the site has is updated where it is
@@ -43,62 +46,59 @@ class BlobChanged extends Error {}
  */
 export async function importContent (read: ReadExport, content: ContentStore, options: ImportOptions): Promise<void> {
   const { report } = read
-  const root = (await content.locate('/')).found!
   const left = new Set<string>()
   let done = 0
-  for (const group of siblingGroups(read.objects)) {
-    const parentUid = group[0].parentUid
-    if (parentUid !== null && left.has(parentUid)) {
-      for (const object of group) { left.add(object.uid); report.problem('parent not imported', object.source, 'Its parent could not be written.') }
-      continue
-    }
-    const parent = parentUid === null ? root : (await content.locateMany([parentUid])).get(parentUid)!
-    for (const batch of batches(group)) {
-      try {
-        const written = await writeObjects(parent, batch, content, options, read, left)
-        report.count('objects imported', written)
-        done += batch.length
-        options.progress?.(done, read.objects.length)
-        options.afterBatch?.(done)
-      } catch (err) {
-        if (!(err instanceof ApiError) && !(err instanceof BlobChanged)) throw err
-        for (const object of batch) left.add(object.uid)
-        report.problem('batch not written', batch[0].source, `${batch.length} object(s) from here on: ${err.message}`)
-      }
+  for (const batch of batches(read.objects, options.batchObjects ?? BATCH_OBJECTS)) {
+    try {
+      const written = await writeObjects(batch, content, options, read, left)
+      report.count('objects imported', written)
+      done += batch.length
+      options.progress?.(done, read.objects.length)
+      options.afterBatch?.(done)
+    } catch (err) {
+      if (!(err instanceof ApiError) && !(err instanceof BlobChanged)) throw err
+      for (const object of batch) left.add(object.uid)
+      report.problem('batch not written', batch[0].source, `${batch.length} object(s) from here on: ${err.message}`)
     }
   }
 }
 
-/** The objects in runs of one parent's children (the reader gives them parents first, siblings together). */
-function * siblingGroups (objects: ExportedObject[]): Generator<ExportedObject[]> {
-  let group: ExportedObject[] = []
-  for (const object of objects) {
-    if (group.length > 0 && group[0].parentUid !== object.parentUid) { yield group; group = [] }
-    group.push(object)
-  }
-  if (group.length > 0) yield group
-}
-
-function * batches (group: ExportedObject[]): Generator<ExportedObject[]> {
+/** The objects (parents first, siblings together, as the reader gives them) in batches of at most `most` objects and BATCH_IMAGE_BYTES of images. */
+function * batches (objects: ExportedObject[], most: number): Generator<ExportedObject[]> {
   let batch: ExportedObject[] = []
   let imageBytes = 0
-  for (const object of group) {
+  for (const object of objects) {
     const bytes = object.blobs.filter(b => b.kind === 'image').reduce((sum, b) => sum + b.size, 0)
-    if (batch.length > 0 && (batch.length >= BATCH_OBJECTS || imageBytes + bytes > BATCH_IMAGE_BYTES)) { yield batch; batch = []; imageBytes = 0 }
+    if (batch.length > 0 && (batch.length >= most || imageBytes + bytes > BATCH_IMAGE_BYTES)) { yield batch; batch = []; imageBytes = 0 }
     batch.push(object)
     imageBytes += bytes
   }
   if (batch.length > 0) yield batch
 }
 
+/** The checked objects in runs of one parent's children. */
+function * siblingGroups<T extends { object: ExportedObject }> (checked: T[]): Generator<T[]> {
+  let group: T[] = []
+  for (const item of checked) {
+    if (group.length > 0 && group[0].object.parentUid !== item.object.parentUid) { yield group; group = [] }
+    group.push(item)
+  }
+  if (group.length > 0) yield group
+}
+
+type Checked = Array<{ object: ExportedObject, write: CheckedWrite }>
+
 /**
- * One batch in one transaction: the new objects through the bulk import's
- * write, those the site has updated in place. An object that fails the
- * type's validation is left out (and reported); the others are written.
+ * One batch in one transaction, a folder's children after another's (a
+ * folder written earlier in it is found there): the new objects through the
+ * bulk import's write, those the site has updated in place. An object that
+ * fails the type's validation is left out (and reported), and what its
+ * parent's absence leaves out; the others are written. Answers how many.
  */
-async function writeObjects (parent: Located, batch: ExportedObject[], content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<number> {
-  const checked: Array<{ object: ExportedObject, write: CheckedWrite }> = []
+async function writeObjects (batch: ExportedObject[], content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<number> {
+  const checked: Checked = []
   for (const object of batch) {
+    if (object.parentUid !== null && left.has(object.parentUid)) continue
     try {
       checked.push({ object, write: await checkedWrite(object, options.writeContext) })
     } catch (err) {
@@ -107,36 +107,49 @@ async function writeObjects (parent: Located, batch: ExportedObject[], content: 
       read.report.problem('invalid object', object.source, refusal(err))
     }
   }
-  if (checked.length === 0) return 0
-  await content.write(async ({ tx, reindexMany }) => {
-    const { rows } = await tx.query<{ uid: string, parent_uid: string | null }>('SELECT uid, parent_uid FROM content WHERE uid = ANY($1::uuid[])', [checked.map(c => c.object.uid)])
-    const existing = new Map(rows.map(r => [r.uid, r.parent_uid]))
-    // An id the folder holds under another UID: that object is left out, not the batch (the site's own stays).
-    const ids = checked.filter(({ object }) => !existing.has(object.uid)).map(({ object }) => object.id)
-    const { rows: taken } = await tx.query<{ id: string }>('SELECT id FROM content WHERE parent_uid = $1 AND id = ANY($2::text[])', [parent.obj.uid, ids])
-    const takenIds = new Set(taken.map(r => r.id))
-    for (const { object } of checked) {
-      if (existing.has(object.uid) || !takenIds.has(object.id)) continue
-      left.add(object.uid)
-      read.report.problem('id taken in the site', object.source, `The site has another object at '${object.id}' in this folder.`)
+  await content.write(async write => {
+    for (const group of siblingGroups(checked)) {
+      const parentUid = group[0].object.parentUid
+      if (parentUid !== null && left.has(parentUid)) continue
+      const parent = parentUid === null ? (await content.locate('/', write.tx)).found! : (await content.locateMany([parentUid], write.tx)).get(parentUid)!
+      await writeGroup(write, parent, group, content, options, read, left)
     }
-    const fresh = checked.filter(({ object }) => !existing.has(object.uid) && !takenIds.has(object.id))
-    const known = checked.filter(({ object }) => existing.has(object.uid))
-    const made = fresh.map(({ object, write }) => newOne(parent, object, write))
-    if (made.length > 0) await writeBatch(tx, reindexMany, parent, made)
-    const located = await content.locateMany(known.map(({ object }) => object.uid), tx)
-    const updated: Located[] = []
-    for (const { object, write } of known) {
-      if (existing.get(object.uid) !== parent.obj.uid) read.report.problem('not moved', object.source, 'The site has this UID in another folder: it is updated there.')
-      updated.push(await updateOne(tx, located.get(object.uid)!, object, write))
-    }
-    // An object keeps its UID (a taken id is a 409, never a rename): its files go under it.
-    for (const { object } of [...fresh, ...known]) for (const blob of object.blobs) if (blob.kind === 'file') await streamFile(tx, object.uid, blob)
-    if (updated.length > 0) await reindexMany(updated)
-    const written = new Map([...made.map(m => m.located), ...updated].map(({ obj }) => [obj.uid, obj.data]))
-    await keepVersions(tx, [...fresh, ...known].map(({ object }) => ({ ...object, data: written.get(object.uid)! })), content.versionsKept, options.writeContext, read.report)
   })
-  return checked.filter(({ object }) => !left.has(object.uid)).length
+  for (const object of batch) {
+    if (object.parentUid === null || !left.has(object.parentUid) || left.has(object.uid)) continue
+    left.add(object.uid)
+    read.report.problem('parent not imported', object.source, 'Its parent could not be written.')
+  }
+  return batch.filter(object => !left.has(object.uid)).length
+}
+
+/** A folder's children of a batch, in its transaction. An id the folder holds under another UID: that object is left out, not the batch (the site's own stays). */
+async function writeGroup ({ tx, reindexMany }: Write, parent: Located, checked: Checked, content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<void> {
+  const { rows } = await tx.query<{ uid: string, parent_uid: string | null }>('SELECT uid, parent_uid FROM content WHERE uid = ANY($1::uuid[])', [checked.map(c => c.object.uid)])
+  const existing = new Map(rows.map(r => [r.uid, r.parent_uid]))
+  const ids = checked.filter(({ object }) => !existing.has(object.uid)).map(({ object }) => object.id)
+  const { rows: taken } = await tx.query<{ id: string }>('SELECT id FROM content WHERE parent_uid = $1 AND id = ANY($2::text[])', [parent.obj.uid, ids])
+  const takenIds = new Set(taken.map(r => r.id))
+  for (const { object } of checked) {
+    if (existing.has(object.uid) || !takenIds.has(object.id)) continue
+    left.add(object.uid)
+    read.report.problem('id taken in the site', object.source, `The site has another object at '${object.id}' in this folder.`)
+  }
+  const fresh = checked.filter(({ object }) => !existing.has(object.uid) && !takenIds.has(object.id))
+  const known = checked.filter(({ object }) => existing.has(object.uid))
+  const made = fresh.map(({ object, write }) => newOne(parent, object, write))
+  if (made.length > 0) await writeBatch(tx, reindexMany, parent, made)
+  const located = await content.locateMany(known.map(({ object }) => object.uid), tx)
+  const updated: Located[] = []
+  for (const { object, write } of known) {
+    if (existing.get(object.uid) !== parent.obj.uid) read.report.problem('not moved', object.source, 'The site has this UID in another folder: it is updated there.')
+    updated.push(await updateOne(tx, located.get(object.uid)!, object, write))
+  }
+  // An object keeps its UID (a taken id is a 409, never a rename): its files go under it.
+  for (const { object } of [...fresh, ...known]) for (const blob of object.blobs) if (blob.kind === 'file') await streamFile(tx, object.uid, blob)
+  if (updated.length > 0) await reindexMany(updated)
+  const written = new Map([...made.map(m => m.located), ...updated].map(({ obj }) => [obj.uid, obj.data]))
+  await keepVersions(tx, [...fresh, ...known].map(({ object }) => ({ ...object, data: written.get(object.uid)! })), content.versionsKept, options.writeContext, read.report)
 }
 
 /** The object's fields as a create's body, its image read (bounded by the reader), its file named but streamed later. */

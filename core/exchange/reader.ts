@@ -55,6 +55,11 @@ const NOT_FIELDS = new Set(['@id', '@type', 'UID', 'id', 'parent', 'created', 'm
 /** A Plone id as the service accepts one (core/content/validation.ts). */
 const ID = /^[a-z0-9][a-z0-9._-]{0,254}$/i
 const PLONE_SITE = 'Plone Site'
+/**
+ * What `__metadata__.json` may hold per object the import takes: its data file's name, its
+ * blobs' (a few), its place and its local roles; this service's export writes about 220 bytes.
+ */
+const METADATA_BYTES_PER_OBJECT = 400
 /** Data files read at once (each at most jsonMaxBytes). */
 const READ_AHEAD = 8
 
@@ -82,16 +87,17 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     report.problem('unreadable export', path, (err as Error).message)
     return { objects: [], root: null, principals: null, redirects: {}, sitePath: '', report }
   }
-  const optional = async (file: string): Promise<unknown> => {
+  const optional = async (file: string, maxBytes = limits.jsonMaxBytes): Promise<unknown> => {
     try {
-      return await dir.json(file, limits.jsonMaxBytes)
+      return await dir.json(file, maxBytes)
     } catch (err) {
       if (!(err instanceof ExportFileProblem)) throw err
       if (err.kind !== 'missing file') report.problem(err.kind, err.file, err.message)
       return null
     }
   }
-  const metadata = await optional('content/__metadata__.json')
+  // The metadata names every object (its data file, place, roles): its bound grows with the objects an import may hold.
+  const metadata = await optional('content/__metadata__.json', Math.max(limits.jsonMaxBytes, limits.maxObjects * METADATA_BYTES_PER_OBJECT))
   const meta = isObject(metadata) ? metadata : {}
   const dataFiles = strings(meta._data_files_)
   if (dataFiles.length > limits.maxObjects) {
