@@ -9,7 +9,7 @@ import { checkWrite, type CheckedWrite, type WriteContext } from '../content/val
 import type { Queryable } from '../db/db.js'
 import { ApiError } from '../errors.js'
 import type { ImportMapping } from './mapping.js'
-import type { ExportedBlob, ExportedObject, ReadExport } from './reader.js'
+import type { ExportedBlob, ExportedContent, ExportedObject, ReadExport } from './reader.js'
 import { refusal } from './report.js'
 import { keepVersions } from './versions.js'
 
@@ -86,7 +86,9 @@ function * siblingGroups<T extends { object: ExportedObject }> (checked: T[]): G
   if (group.length > 0) yield group
 }
 
-type Checked = Array<{ object: ExportedObject, write: CheckedWrite }>
+/** An object with its content, read again to be written. */
+type Loaded = ExportedObject & ExportedContent
+type Checked = Array<{ object: Loaded, write: CheckedWrite }>
 
 /**
  * One batch in one transaction, a folder's children after another's (a
@@ -99,8 +101,15 @@ async function writeObjects (batch: ExportedObject[], content: ContentStore, opt
   const checked: Checked = []
   for (const object of batch) {
     if (object.parentUid !== null && left.has(object.parentUid)) continue
+    const content = await object.load()
+    if (content === null) {
+      left.add(object.uid)
+      read.report.problem('changed while imported', object.source, 'Its data.json is gone or holds another object than when the import began.')
+      continue
+    }
+    const loaded = { ...object, ...content }
     try {
-      checked.push({ object, write: await checkedWrite(object, options.writeContext) })
+      checked.push({ object: loaded, write: await checkedWrite(loaded, options.writeContext) })
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
       left.add(object.uid)
@@ -153,7 +162,7 @@ async function writeGroup ({ tx, reindexMany }: Write, parent: Located, checked:
 }
 
 /** The object's fields as a create's body, its image read (bounded by the reader), its file named but streamed later. */
-async function checkedWrite (object: ExportedObject, ctx: ImportOptions['writeContext']): Promise<CheckedWrite> {
+async function checkedWrite (object: Loaded, ctx: ImportOptions['writeContext']): Promise<CheckedWrite> {
   const body: Record<string, unknown> = { ...object.fields, id: object.id }
   for (const blob of object.blobs) {
     const data = blob.kind === 'image' ? (await readWhole(blob)).toString('base64') : ''
@@ -182,7 +191,7 @@ async function readWhole (blob: ExportedBlob): Promise<Buffer> {
 }
 
 /** A new object as the export has it: its UID, owner, creators, dates, state, history and local roles. */
-function newOne (parent: Located, object: ExportedObject, write: CheckedWrite): NewObject {
+function newOne (parent: Located, object: Loaded, write: CheckedWrite): NewObject {
   const who = { userId: object.owner, fullname: null, roles: [] }
   const located = withChanges(newObject(parent, object.type, write, who, object.created), {
     uid: object.uid, creators: object.creators, modified: object.modified, review_state: object.reviewState, local_roles: object.localRoles, local_roles_block: object.blockRoles
@@ -191,14 +200,14 @@ function newOne (parent: Located, object: ExportedObject, write: CheckedWrite): 
 }
 
 /** The exported history, or (none exported) the creation in the object's state, as Plone would have recorded it. */
-function historyOf (object: ExportedObject): HistoryEntry[] {
+function historyOf (object: Loaded): HistoryEntry[] {
   if (object.type.workflow === null) return []
   if (object.history.length > 0) return object.history
   return [{ action: null, actor: object.owner, comments: '', review_state: object.reviewState!, time: object.created }]
 }
 
 /** An object the site has: its row, history and images as the export has them now. */
-async function updateOne (tx: Queryable, current: Located, object: ExportedObject, write: CheckedWrite): Promise<Located> {
+async function updateOne (tx: Queryable, current: Located, object: Loaded, write: CheckedWrite): Promise<Located> {
   const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
   const next = withChanges(current, { data, review_state: object.reviewState, owner: object.owner, creators: object.creators, local_roles: object.localRoles, local_roles_block: object.blockRoles, created: object.created, modified: object.modified })
   await tx.query('UPDATE content SET data = $2, review_state = $3, owner = $4, creators = $5, local_roles = $6, local_roles_block = $9, created = $7, modified = $8 WHERE uid = $1',

@@ -14,28 +14,39 @@ export interface ReadLimits { jsonMaxBytes: number, maxObjects: number, imageMax
 
 export interface ExportedBlob { field: string, kind: 'image' | 'file', path: string, size: number, filename: string | null, contentType: string }
 
-/** One object of an export, checked and ready to be written: what the service stores of it. */
+/** What an object's data.json holds beyond its place: read again when the object is written (`ExportedObject.load`). */
+export interface ExportedContent {
+  /** Its fields as a create's body (binaries apart, in `blobs`). */
+  fields: Record<string, unknown>
+  history: HistoryEntry[]
+  versions: ExportedHistory
+}
+
+/**
+ * One object of an export, checked, as the reader keeps it until it is
+ * written: its place, owner, dates, state, roles and blobs; its content
+ * (`load`) is read again from its data.json then, so that an import holds a
+ * few hundred bytes an object, not the whole export.
+ */
 export interface ExportedObject {
   uid: string
   /** null: the site root is its parent. */
   parentUid: string | null
   id: string
   type: ContentType
-  /** Its fields as a create's body (binaries apart, in `blobs`). */
-  fields: Record<string, unknown>
   blobs: ExportedBlob[]
   owner: string | null
   creators: string[]
   created: Date
   modified: Date
   reviewState: string | null
-  history: HistoryEntry[]
-  versions: ExportedHistory
   localRoles: LocalRoles
   /** Plone's `block`: local roles granted above do not count here. */
   blockRoles: boolean
   /** The data file it came from, for reports. */
   source: string
+  /** Its content, read and checked again (null: its data.json changed since it was read first). */
+  load: () => Promise<ExportedContent | null>
 }
 
 /** The exported site root's own fields (its blocks: Volto's home page) and the local roles granted on it. */
@@ -111,12 +122,12 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
   let rootUid: string | null = null
   let root: ExportedRoot | null = null
   let sitePath = ''
-  // Files are read some at a time (the disk waits, not the reader), then checked in their sorted order: the first of two that collide wins.
   // What the service has nothing for is counted, never dropped silently: the files beside content/, then the metadata's.
   const beside: Record<string, unknown> = {}
   for (const [file, leftOut] of Object.entries(LEFT_OUT_FILES)) reportLeftOut(leftOut, beside[file] = await optional(file), file, report)
   for (const [key, leftOut] of Object.entries(LEFT_OUT_METADATA)) reportLeftOut(leftOut, meta[key], 'content/__metadata__.json', report)
   const context: CheckContext = { types, dir, report, limits, ordering, localRoles, mapping, discussed: commentsByUid(beside['discussions.json']) }
+  // Files are read some at a time (the disk waits, not the reader), then checked in their sorted order: the first of two that collide wins.
   const sorted = [...dataFiles].sort()
   const files: Array<{ file: string, data: Promise<unknown> }> = []
   for (const [i, file] of sorted.entries()) {
@@ -134,7 +145,7 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     const object = await checkedObject(file, data, context)
     if (object === null) continue
     if (byUid.has(object.uid)) { report.problem('duplicate UID', file, `The UID ${object.uid} is also ${byUid.get(object.uid)!.source}'s.`); continue }
-    byUid.set(object.uid, object)
+    byUid.set(object.uid, withoutContent(object, context))
   }
 
   // Parents first, from the root down, without recursion; what no path from the root reaches is counted, never written.
@@ -189,7 +200,7 @@ function pathOf (id: string): string {
 interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown>, mapping: ImportMapping, discussed: Map<string, number> }
 
 /** One data.json as an object to write, or null (and the report says why). */
-async function checkedObject (file: string, data: Record<string, unknown>, context: CheckContext): Promise<(ExportedObject & { position: number }) | null> {
+async function checkedObject (file: string, data: Record<string, unknown>, context: CheckContext): Promise<(Omit<ExportedObject, 'load'> & ExportedContent & { position: number }) | null> {
   const { types, report, ordering, localRoles, mapping } = context
   const typeName = data['@type']
   const mapped = typeof typeName === 'string' ? mappedType(mapping, typeName) : undefined
@@ -244,6 +255,30 @@ async function checkedObject (file: string, data: Record<string, unknown>, conte
     source: file,
     position
   }
+}
+
+/**
+ * An object as the reader keeps it: its content left out, read again from
+ * its data.json by `load` (checked as it was, its problems reported the
+ * first time only; the same object, or null).
+ */
+function withoutContent (object: Omit<ExportedObject, 'load'> & ExportedContent & { position: number }, context: CheckContext): ExportedObject & { position: number } {
+  const { fields, history, versions, ...kept } = object
+  // The closure holds the names only: the content read first is the collector's.
+  const { source, uid, type } = object
+  const load = async (): Promise<ExportedContent | null> => {
+    let again: unknown
+    try {
+      again = await context.dir.json(`content/${source}`, context.limits.jsonMaxBytes)
+    } catch (err) {
+      if (err instanceof ExportFileProblem) return null
+      throw err
+    }
+    const checked = isObject(again) ? await checkedObject(source, again, { ...context, report: new ExchangeReport() }) : null
+    if (checked === null || checked.uid !== uid || checked.type !== type) return null
+    return { fields: checked.fields, history: checked.history, versions: checked.versions }
+  }
+  return { ...kept, load }
 }
 
 /**
