@@ -48,9 +48,23 @@ export async function importContent (read: ReadExport, content: ContentStore, op
   const { report } = read
   const left = new Set<string>()
   let done = 0
-  for (const batch of batches(read.objects, options.batchObjects ?? BATCH_OBJECTS)) {
+  const all = batches(read.objects, options.batchObjects ?? BATCH_OBJECTS)
+  const prepareNext = (): Promise<{ batch: ExportedObject[], checked: Checked }> | null => {
+    const next = all.next()
+    if (next.done === true) return null
+    const prepared = checkedBatch(next.value, options, read, left).then(checked => ({ batch: next.value, checked }))
+    // Awaited after the write before it: a failure meanwhile is not unhandled (it is thrown there).
+    prepared.catch(() => {})
+    return prepared
+  }
+  let upcoming = prepareNext()
+  while (upcoming !== null) {
+    const { batch, checked } = await upcoming
+    // The next batch is read and checked while this one is written: the command's work and PostgreSQL's overlap.
+    // What it holds whose folder this batch leaves out is left out when it is written.
+    upcoming = prepareNext()
     try {
-      const written = await writeObjects(batch, content, options, read, left)
+      const written = await writeObjects(batch, checked, content, options, read, left)
       report.count('objects imported', written)
       done += batch.length
       options.progress?.(done, read.objects.length)
@@ -91,13 +105,11 @@ type Loaded = ExportedObject & ExportedContent
 type Checked = Array<{ object: Loaded, write: CheckedWrite }>
 
 /**
- * One batch in one transaction, a folder's children after another's (a
- * folder written earlier in it is found there): the new objects through the
- * bulk import's write, those the site has updated in place. An object that
- * fails the type's validation is left out (and reported), and what its
- * parent's absence leaves out; the others are written. Answers how many.
+ * A batch's objects read again and checked as a create of their type
+ * (core/content/validation.ts): one that fails, or whose data.json changed,
+ * is left out and reported; what is inside an object left out is not read.
  */
-async function writeObjects (batch: ExportedObject[], content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<number> {
+async function checkedBatch (batch: ExportedObject[], options: ImportOptions, read: ReadExport, left: Set<string>): Promise<Checked> {
   const checked: Checked = []
   for (const object of batch) {
     if (object.parentUid !== null && left.has(object.parentUid)) continue
@@ -116,6 +128,16 @@ async function writeObjects (batch: ExportedObject[], content: ContentStore, opt
       read.report.problem('invalid object', object.source, refusal(err))
     }
   }
+  return checked
+}
+
+/**
+ * One batch in one transaction, a folder's children after another's (a
+ * folder written earlier in it is found there): the new objects through the
+ * bulk import's write, those the site has updated in place; what its
+ * parent's absence leaves out is reported. Answers how many were written.
+ */
+async function writeObjects (batch: ExportedObject[], checked: Checked, content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<number> {
   await content.write(async write => {
     for (const group of siblingGroups(checked)) {
       const parentUid = group[0].object.parentUid

@@ -53,6 +53,8 @@ t.test('Volto 18 manages the site in Chromium', async t => {
     await page.waitForURL(url => url.pathname === '/contents')
     await page.locator('.folder-contents table tbody tr a', { hasText: 'Archive' }).first().click()
     await page.waitForURL(url => url.pathname === '/archive/contents')
+    // The URL changes before the page does: a Paste clicked then went to the folder left (CI, 2026-12-07: into the root).
+    await page.locator('.contents-breadcrumbs', { hasText: /archive/i }).waitFor()
     await page.locator('.top-menu button[aria-label="Paste"]').click()
     await page.locator('.folder-contents table tbody tr', { hasText: 'Moving talk' }).first().waitFor()
     t.equal((await stored('/archive/moving-talk'))['@id'], `${service}/archive/moving-talk`, 'the service has it in the archive')

@@ -112,8 +112,9 @@ export async function openSite (t: Test, suite: string): Promise<Site> {
     if (response.url().includes('/++api++/') && (response.status() >= 400 || method !== 'GET')) {
       const line = `${method} ${response.url().replace(volto, '')} → ${response.status()}`
       problems.push(line)
-      // What the service said of a refused call, for the report.
-      if (response.status() >= 400) void response.text().then(body => { problems[problems.indexOf(line)] = `${line} ${body.slice(0, 300)}` }, () => {})
+      // What was sent and what the service answered (a write's, or a refused call's), for the report.
+      const sent = method === 'GET' ? '' : ` sent ${(response.request().postData() ?? '').slice(0, 300)}`
+      void response.text().then(body => { problems[problems.indexOf(line)] = `${line}${sent}, answered ${body.slice(0, 300)}` }, () => {})
     }
   })
 

@@ -104,10 +104,13 @@ t.test('an id the site holds under another UID, and an object its type refuses, 
     { data: item(103, 'Link', 'no-url', null) },
     { data: item(104, 'Document', 'fine', null) }
   ])
-  const report = await runImport(app, dir)
-  const kinds = Object.fromEntries(report.problems.map(p => [p.kind, p.count]))
-  t.same(kinds, { 'id taken in the site': 1, 'parent not imported': 1, 'invalid object': 1 }, JSON.stringify(report))
-  t.equal(await count('SELECT count(*) AS n FROM content'), before + 1)
+  // One batch; then the taken folder written while its page is read (batches of 3: the page next); then one at a time.
+  for (const batchObjects of [undefined, 3, 1]) {
+    const report = await runImport(app, dir, { batchObjects })
+    const kinds = Object.fromEntries(report.problems.map(p => [p.kind, p.count]))
+    t.same(kinds, { 'id taken in the site': 1, 'parent not imported': 1, 'invalid object': 1 }, `batches of ${batchObjects ?? 'up to 200'}: ${JSON.stringify(report)}`)
+    t.equal(await count('SELECT count(*) AS n FROM content'), before + 1)
+  }
   t.equal((await call('GET', '/docs', undefined, admin)).json().UID, dashed(uid(1)), 'the site\'s object stays')
   t.equal((await call('GET', '/fine', undefined, admin)).statusCode, 200)
 })
@@ -246,19 +249,19 @@ t.test("__metadata__.json, which names every object, is read beyond a data.json'
 })
 
 t.test('an object is read again from its data.json when it is written (the import holds no content meanwhile): one changed since is left out and reported', async t => {
-  const objects = [{ data: item(701, 'Folder', 'reread', null) }, { data: item(702, 'Document', 'kept', 701, { title: 'As read' }) }, { data: item(703, 'Document', 'swapped', 701) }]
+  const objects = [{ data: item(701, 'Folder', 'reread', null) }, { data: item(705, 'Document', 'first', 701) }, { data: item(702, 'Document', 'kept', 701, { title: 'As read' }) }, { data: item(703, 'Document', 'swapped', 701) }]
   const dir = writeExport(objects)
   const report = await runImport(app, dir, {
     batchObjects: 1,
     afterBatch: written => {
       if (written !== 1) return
-      // After the folder's batch: one page's file now says another UID, the other's only another title.
-      writeFileSync(join(dir, 'content', uid(703), 'data.json'), JSON.stringify({ ...objects[2].data, UID: uid(704) }))
-      writeFileSync(join(dir, 'content', uid(702), 'data.json'), JSON.stringify({ ...objects[1].data, title: 'As written' }))
+      // After the folder's batch (the next one, 'first', is read while it is written): one page's file now says another UID, the other's only another title.
+      writeFileSync(join(dir, 'content', uid(703), 'data.json'), JSON.stringify({ ...objects[3].data, UID: uid(704) }))
+      writeFileSync(join(dir, 'content', uid(702), 'data.json'), JSON.stringify({ ...objects[2].data, title: 'As written' }))
     }
   })
   t.same(report.problems.map(p => [p.kind, p.examples]), [['changed while imported', [`${uid(703)}/data.json`]]], JSON.stringify(report))
-  t.equal(report.counts['objects imported'], 2)
+  t.equal(report.counts['objects imported'], 3)
   t.equal((await call('GET', '/reread/kept', undefined, admin)).json().title, 'As written', 'what is written is what the file holds then')
   t.equal((await call('GET', '/reread/swapped', undefined, admin)).statusCode, 404)
   t.equal((await call('DELETE', '/reread', undefined, admin)).statusCode, 204)
