@@ -1,3 +1,6 @@
+// One concern over 350 lines: reading an export is one pass of checks (paths, JSON, types, ids, UIDs, dates,
+// blobs, roles, versions) whose reports must agree with what is written; its parts that stand alone are
+// apart already (export-dir.ts, left-out.ts, versions.ts, mapping.ts, root.ts).
 import type { ContentType, ContentTypeRegistry } from '../content/registry.js'
 import type { HistoryEntry } from '../content/rows.js'
 import { stateOf } from '../security/workflow.js'
