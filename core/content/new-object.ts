@@ -14,8 +14,11 @@ export interface NewObject { located: Located, write: CheckedWrite, history: His
  * title), the caller as owner and creator, the workflow's initial state. Its
  * position is taken by the write that creates it (core/content/positions.ts).
  */
+/** What a new object stores of a checked write: its values, those it clears (null) left out. */
+export const storedData = (write: CheckedWrite): Record<string, unknown> => Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+
 export function newObject (parent: Located, type: ContentType, write: CheckedWrite, who: Principal, now: Date): Located {
-  const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+  const data = storedData(write)
   const obj: ContentRow = {
     uid: randomUUID(),
     parent_uid: parent.obj.uid,

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { keepBinary } from '../content/blobs.js'
 import { writeBatch } from '../content/batch-write.js'
-import { newObject, type NewObject } from '../content/new-object.js'
+import { newObject, storedData, type NewObject } from '../content/new-object.js'
 import { withChanges, type HistoryEntry, type Located } from '../content/rows.js'
 import type { ContentStore, Write } from '../content/store.js'
 import { checkWrite, type CheckedWrite, type WriteContext } from '../content/validation.js'
@@ -230,7 +230,7 @@ function historyOf (object: Loaded): HistoryEntry[] {
 
 /** An object the site has: its row, history and images as the export has them now. */
 async function updateOne (tx: Queryable, current: Located, object: Loaded, write: CheckedWrite): Promise<Located> {
-  const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+  const data = storedData(write)
   const next = withChanges(current, { data, review_state: object.reviewState, owner: object.owner, creators: object.creators, local_roles: object.localRoles, local_roles_block: object.blockRoles, created: object.created, modified: object.modified })
   await tx.query('UPDATE content SET data = $2, review_state = $3, owner = $4, creators = $5, local_roles = $6, local_roles_block = $9, created = $7, modified = $8 WHERE uid = $1',
     [object.uid, JSON.stringify(data), object.reviewState, object.owner, object.creators, JSON.stringify(object.localRoles), object.created, object.modified, object.blockRoles])

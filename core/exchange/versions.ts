@@ -1,3 +1,4 @@
+import { storedData } from '../content/new-object.js'
 import type { ContentType } from '../content/registry.js'
 import type { ContentRow } from '../content/rows.js'
 import { checkWrite, type WriteContext } from '../content/validation.js'
@@ -80,7 +81,7 @@ export async function keepVersions (tx: Queryable, objects: Versioned[], kept: n
     for (const version of older) {
       try {
         const write = await checkWrite(object.type, version.fields, { ...ctx, mode: 'create', stored: {} })
-        const data = Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+        const data = storedData(write)
         versions.push({ uid: object.uid, version_id: version.id, actor: version.actor, time: version.time ?? object.modified, comment: version.comment, review_state: version.reviewState ?? object.reviewState, creators: version.creators, data })
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
