@@ -9,6 +9,7 @@ import { exportSite } from '../core/exchange/exporter.js'
 import { MappingProblem, MAX_MAPPING_BYTES, parseMapping, type ImportMapping } from '../core/exchange/mapping.js'
 import { typeNamed } from '../core/exchange/reader.js'
 import { DEFAULT_MAX_OBJECTS, importSite, JSON_MAX_BYTES } from '../core/exchange/site.js'
+import { DEFAULT_WRITERS } from '../core/exchange/importer.js'
 import { zipFolder } from '../core/exchange/zip.js'
 import { Groups } from '../core/security/groups.js'
 import { Users } from '../core/security/users.js'
@@ -16,7 +17,10 @@ import { progressPrinter } from './progress.js'
 import { createLogger } from './log.js'
 import { openServices } from './services.js'
 
-const USAGE = `usage: npm run site -- import <folder or .zip> [--map mapping.json] [--max-objects N] [--max-zip-bytes N]
+/** Writers the command takes at most: each holds a connection of the pool (core/db/db.ts), which the command shares with nothing else. */
+const MAX_WRITERS = 8
+
+const USAGE = `usage: npm run site -- import <folder or .zip> [--map mapping.json] [--max-objects N] [--max-zip-bytes N] [--writers N]
        npm run site -- export <folder or .zip> [--path /sub/tree]
   import <folder>   a plone.exportimport export (content/, principals.json, …), or its zip
                     (unpacked to at most --max-zip-bytes, 64 GiB by default): users and groups,
@@ -24,13 +28,15 @@ const USAGE = `usage: npm run site -- import <folder or .zip> [--map mapping.jso
                     again after an interruption; objects are matched by UID, never duplicated);
                     prints what was imported and what was not, and why (exit code 1 if anything
                     was left out); --map: types and fields mapped onto the service's
-                    (docs/moving-a-plone-site.md, "Mapping")
+                    (docs/moving-a-plone-site.md, "Mapping"); --writers: batches written at
+                    once, each in a transaction of its own (1 to ${MAX_WRITERS}, ${DEFAULT_WRITERS} by default)
   export <folder>   the site (or the subtree at --path) in the same format, into a new folder
                     (or a new zip when the name ends in .zip)`
 
 /** What a zip may unpack to by default (a site's blobs): a zip bomb stops here. */
 const ZIP_MAX_BYTES = 64 * 1024 ** 3
 const zipMaxBytes = (text: string): number => /^[1-9]\d{0,15}$/.test(text) ? Number(text) : NaN
+const writers = (text: string): number => /^[1-9]$/.test(text) && Number(text) <= MAX_WRITERS ? Number(text) : NaN
 
 type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unknown }
 
@@ -40,14 +46,23 @@ type Output = NodeJS.WriteStream | { isTTY?: boolean, write: (s: string) => unkn
  * core services the index worker has; the report on stdout, the progress on stderr.
  */
 export async function main (argv: string[], out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { path: { type: 'string' }, map: { type: 'string' }, 'max-objects': { type: 'string', default: String(DEFAULT_MAX_OBJECTS) }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, help: { type: 'boolean', default: false } }
-  })
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { path: { type: 'string' }, map: { type: 'string' }, 'max-objects': { type: 'string', default: String(DEFAULT_MAX_OBJECTS) }, 'max-zip-bytes': { type: 'string', default: String(ZIP_MAX_BYTES) }, writers: { type: 'string', default: String(DEFAULT_WRITERS) }, help: { type: 'boolean', default: false } }
+    })
+  } catch (problem) {
+    // An option it does not know, or one without its value: said, then the usage.
+    err.write(`${(problem as Error).message}\n`)
+    out.write(`${USAGE}\n`)
+    return 2
+  }
+  const { values, positionals } = parsed
   const [op, folder] = positionals
   const maxObjects = Number(values['max-objects'])
-  if (values.help || folder === undefined || !['import', 'export'].includes(op) || !Number.isSafeInteger(maxObjects) || maxObjects < 1 || Number.isNaN(zipMaxBytes(values['max-zip-bytes']))) {
+  if (values.help || folder === undefined || !['import', 'export'].includes(op) || !Number.isSafeInteger(maxObjects) || maxObjects < 1 || Number.isNaN(zipMaxBytes(values['max-zip-bytes'])) || Number.isNaN(writers(values.writers))) {
     out.write(`${USAGE}\n`)
     return values.help ? 0 : 2
   }
@@ -83,7 +98,8 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
       {
         writeContext: { tokens: async name => await vocabularies.tokens(name), imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES },
         progress: progressPrinter('import', err),
-        mapping
+        mapping,
+        writers: writers(values.writers)
       })
     out.write(`${report.lines().join('\n')}\n`)
     return report.toJSON().problems.length > 0 ? 1 : 0

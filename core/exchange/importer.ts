@@ -8,6 +8,7 @@ import type { ContentStore, Write } from '../content/store.js'
 import { checkWrite, type CheckedWrite, type WriteContext } from '../content/validation.js'
 import type { Queryable } from '../db/db.js'
 import { ApiError } from '../errors.js'
+import { Pacer } from '../pacing.js'
 import type { ImportMapping } from './mapping.js'
 import type { ExportedBlob, ExportedContent, ExportedObject, ReadExport } from './reader.js'
 import { refusal } from './report.js'
@@ -18,6 +19,14 @@ const BATCH_OBJECTS = 200
 const BATCH_IMAGE_BYTES = 64 * 1024 * 1024
 /** Bytes of a file a statement appends to its large object: what the import holds of a file at a time. */
 const FILE_SLICE_BYTES = 1024 * 1024
+/**
+ * Batches under way at once, each on a connection of its own: while one
+ * waits for PostgreSQL another is read, checked or written, and PostgreSQL
+ * works on several transactions with several cores. On the project's 2-core
+ * machines (100 000 objects, docs/performance-history.md): 2 writers 1 140
+ * objects/s, 3 1 241, 4 1 240 — the machine's cores are busy from 3 on.
+ */
+export const DEFAULT_WRITERS = 3
 
 export interface ImportOptions {
   /** What validation reads besides the body (core/content/validation.ts), as a create's. */
@@ -29,6 +38,8 @@ export interface ImportOptions {
   afterBatch?: (written: number) => void
   /** Objects a transaction writes at most (BATCH_OBJECTS unless said: a test's small batches). */
   batchObjects?: number
+  /** Batches under way at once, each being read and checked or written (DEFAULT_WRITERS unless said). */
+  writers?: number
 }
 
 class BlobChanged extends Error {}
@@ -43,58 +54,102 @@ class BlobChanged extends Error {}
  * where it stopped. An object whose UID the site has is updated where it is
  * (never duplicated). What cannot be written is counted in the report, with
  * everything below it.
+ *
+ * Up to `writers` batches are under way at once, each read and checked, then
+ * written in a transaction of its own once those it depends on are
+ * (`batchDependencies`).
  */
 export async function importContent (read: ReadExport, content: ContentStore, options: ImportOptions): Promise<void> {
   const { report } = read
   const left = new Set<string>()
   let done = 0
-  const all = batches(read.objects, options.batchObjects ?? BATCH_OBJECTS)
-  const prepareNext = (): Promise<{ batch: ExportedObject[], checked: Checked }> | null => {
-    const next = all.next()
-    if (next.done === true) return null
-    const prepared = checkedBatch(next.value, options, read, left).then(checked => ({ batch: next.value, checked }))
-    // Awaited after the write before it: a failure meanwhile is not unhandled (it is thrown there).
-    prepared.catch(() => {})
-    return prepared
-  }
-  let upcoming = prepareNext()
-  while (upcoming !== null) {
-    const { batch, checked } = await upcoming
-    // The next batch is read and checked while this one is written: the command's work and PostgreSQL's overlap.
-    // What it holds whose folder this batch leaves out is left out when it is written.
-    upcoming = prepareNext()
+  const all = [...batches(read.objects, options.batchObjects ?? BATCH_OBJECTS)]
+  const waitsFor = batchDependencies(all)
+  const written: Array<Promise<void>> = []
+  // A failure other than a refusal (PostgreSQL gone, a test's stop): no batch is begun or written after it, and it is thrown once those under way have ended.
+  const failures: unknown[] = []
+  const writeOne = async (k: number): Promise<void> => {
+    const batch = all[k]
     try {
-      const written = await writeObjects(batch, checked, content, options, read, left)
-      report.count('objects imported', written)
+      const checked = await checkedBatch(batch, options, read, left)
+      await Promise.allSettled(waitsFor[k].map(j => written[j]))
+      if (failures.length > 0) return
+      try {
+        report.count('objects imported', await writeObjects(batch, checked, content, options, read, left))
+      } catch (err) {
+        if (!(err instanceof ApiError) && !(err instanceof BlobChanged)) throw err
+        for (const object of batch) left.add(object.uid)
+        report.problem('batch not written', batch[0].source, `${batch.length} object(s) from here on: ${err.message}`)
+      }
       done += batch.length
       options.progress?.(done, read.objects.length)
       options.afterBatch?.(done)
     } catch (err) {
-      if (!(err instanceof ApiError) && !(err instanceof BlobChanged)) throw err
-      for (const object of batch) left.add(object.uid)
-      report.problem('batch not written', batch[0].source, `${batch.length} object(s) from here on: ${err.message}`)
+      failures.push(err)
     }
   }
+  // While batches wait for PostgreSQL another is read and checked: the command's work and PostgreSQL's overlap.
+  const running = new Set<Promise<void>>()
+  for (let k = 0; k < all.length && failures.length === 0; k++) {
+    const task = writeOne(k).finally(() => running.delete(task))
+    written[k] = task
+    running.add(task)
+    while (running.size >= (options.writers ?? DEFAULT_WRITERS)) await Promise.race(running)
+  }
+  await Promise.all(running)
+  if (failures.length > 0) throw failures[0]
 }
 
-/** The objects (parents first, siblings together, as the reader gives them) in batches of at most `most` objects and BATCH_IMAGE_BYTES of images. */
+/**
+ * Which earlier batches each batch waits for before it is written: those
+ * holding its objects' folders (they must be there), and the one before it
+ * when both hold children of one folder (positions are taken in the
+ * export's order). The reader gives a folder's children one after another,
+ * after the folder.
+ */
+function batchDependencies (all: ExportedObject[][]): number[][] {
+  const batchOf = new Map<string, number>()
+  return all.map((batch, k) => {
+    const waits = new Set<number>()
+    for (const object of batch) {
+      const holder = object.parentUid === null ? undefined : batchOf.get(object.parentUid)
+      if (holder !== undefined) waits.add(holder)
+    }
+    if (k > 0 && all[k - 1].at(-1)!.parentUid === batch[0].parentUid) waits.add(k - 1)
+    for (const object of batch) batchOf.set(object.uid, k)
+    return [...waits]
+  })
+}
+
+/**
+ * The objects (parents first, siblings together, as the reader gives them)
+ * in batches of at most `most` objects and BATCH_IMAGE_BYTES of images, a
+ * folder's children in one batch where they fit: batches that share no
+ * folder are written side by side (`batchDependencies`).
+ */
 function * batches (objects: ExportedObject[], most: number): Generator<ExportedObject[]> {
   let batch: ExportedObject[] = []
   let imageBytes = 0
-  for (const object of objects) {
-    const bytes = object.blobs.filter(b => b.kind === 'image').reduce((sum, b) => sum + b.size, 0)
-    if (batch.length > 0 && (batch.length >= most || imageBytes + bytes > BATCH_IMAGE_BYTES)) { yield batch; batch = []; imageBytes = 0 }
-    batch.push(object)
-    imageBytes += bytes
+  const fits = (count: number, bytes: number): boolean => batch.length + count <= most && imageBytes + bytes <= BATCH_IMAGE_BYTES
+  for (const group of siblingGroups(objects, object => object)) {
+    if (batch.length > 0 && !fits(group.length, group.reduce((sum, object) => sum + imageBytesOf(object), 0))) { yield batch; batch = []; imageBytes = 0 }
+    // A folder with more children than a batch holds: its batches follow each other.
+    for (const object of group) {
+      if (batch.length > 0 && !fits(1, imageBytesOf(object))) { yield batch; batch = []; imageBytes = 0 }
+      batch.push(object)
+      imageBytes += imageBytesOf(object)
+    }
   }
   if (batch.length > 0) yield batch
 }
 
-/** The checked objects in runs of one parent's children. */
-function * siblingGroups<T extends { object: ExportedObject }> (checked: T[]): Generator<T[]> {
+const imageBytesOf = (object: ExportedObject): number => object.blobs.filter(b => b.kind === 'image').reduce((sum, b) => sum + b.size, 0)
+
+/** Items in runs of one parent's children. */
+function * siblingGroups<T> (items: T[], objectOf: (item: T) => ExportedObject): Generator<T[]> {
   let group: T[] = []
-  for (const item of checked) {
-    if (group.length > 0 && group[0].object.parentUid !== item.object.parentUid) { yield group; group = [] }
+  for (const item of items) {
+    if (group.length > 0 && objectOf(group[0]).parentUid !== objectOf(item).parentUid) { yield group; group = [] }
     group.push(item)
   }
   if (group.length > 0) yield group
@@ -111,7 +166,9 @@ type Checked = Array<{ object: Loaded, write: CheckedWrite }>
  */
 async function checkedBatch (batch: ExportedObject[], options: ImportOptions, read: ReadExport, left: Set<string>): Promise<Checked> {
   const checked: Checked = []
+  const pacer = new Pacer()
   for (const object of batch) {
+    await pacer.pace()
     if (object.parentUid !== null && left.has(object.parentUid)) continue
     const content = await object.load()
     if (content === null) {
@@ -139,7 +196,7 @@ async function checkedBatch (batch: ExportedObject[], options: ImportOptions, re
  */
 async function writeObjects (batch: ExportedObject[], checked: Checked, content: ContentStore, options: ImportOptions, read: ReadExport, left: Set<string>): Promise<number> {
   await content.write(async write => {
-    for (const group of siblingGroups(checked)) {
+    for (const group of siblingGroups(checked, ({ object }) => object)) {
       const parentUid = group[0].object.parentUid
       if (parentUid !== null && left.has(parentUid)) continue
       const parent = parentUid === null ? (await content.locate('/', write.tx)).found! : (await content.locateMany([parentUid], write.tx)).get(parentUid)!

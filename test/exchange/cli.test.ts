@@ -19,6 +19,8 @@ t.test('usage for anything else', async t => {
   t.equal(await main(['unpack', '/tmp'], out, output()), 2)
   t.match(out.text, /usage: npm run site/)
   t.equal(await main(['import'], output(), output()), 2)
+  t.equal(await main(['import', '/tmp', '--unknown'], output(), output()), 2, 'an option it does not know')
+  for (const writers of ['0', '9', '1.5', 'two', '-1']) t.equal(await main(['import', '/tmp', '--writers', writers], output(), output()), 2, `--writers ${writers}`)
 })
 
 t.test('imports a folder with a report and progress, then exports the site', async t => {
@@ -26,7 +28,7 @@ t.test('imports a folder with a report and progress, then exports the site', asy
   const dir = writeExport(site.objects, { metadata: site.metadata, principals: site.principals })
   const out = output()
   const err = output()
-  t.equal(await main(['import', dir], out, err), 1, 'exit 1: something was left out (an image without a workflow state)')
+  t.equal(await main(['import', dir, '--writers', '1'], out, err), 1, 'exit 1: something was left out (an image without a workflow state)')
   t.match(out.text, /objects imported: 8/)
   t.match(out.text, /workflow state not kept: 1/)
   t.match(err.text, /import: 8\/8 \(100%\)/)

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ContentTypeRegistry } from '../../core/content/registry.js'
@@ -60,6 +61,22 @@ t.test('paths that climb out, absolute paths and symbolic links are refused', as
   const { ids, problems } = await read(dir)
   t.same(ids, ['i4'])
   t.equal(problems['unsafe path'].count, 5, JSON.stringify(problems))
+})
+
+t.test('a data.json that is a link, lies under a folder that is a link, or is a FIFO is refused, and the reader does not wait on the FIFO', async t => {
+  const outside = writeExport([{ data: item(11, 'Document', 'elsewhere', null) }])
+  const dir = writeExport([{ data: item(14, 'Document', 'sound', null) }], {
+    metadata: { _data_files_: [`${uid(11)}/data.json`, `${uid(12)}/data.json`, `${uid(13)}/data.json`, `${uid(14)}/data.json`] }
+  })
+  // A folder that leads out of the export; a data.json that does; a FIFO, which no writer ever opens.
+  symlinkSync(join(outside, 'content', uid(11)), join(dir, 'content', uid(11)))
+  mkdirSync(join(dir, 'content', uid(12)))
+  symlinkSync(join(outside, 'content', uid(11), 'data.json'), join(dir, 'content', uid(12), 'data.json'))
+  mkdirSync(join(dir, 'content', uid(13)))
+  execFileSync('mkfifo', [join(dir, 'content', uid(13), 'data.json')])
+  const { ids, problems } = await read(dir)
+  t.same(ids, ['sound'])
+  t.same([problems['unsafe path']?.count, problems['missing file']?.examples], [2, [`content/${uid(13)}/data.json`]], JSON.stringify(problems))
 })
 
 t.test('UIDs and ids that collide, unknown types, orphans and bad dates are reported', async t => {

@@ -251,8 +251,10 @@ t.test("__metadata__.json, which names every object, is read beyond a data.json'
 t.test('an object is read again from its data.json when it is written (the import holds no content meanwhile): one changed since is left out and reported', async t => {
   const objects = [{ data: item(701, 'Folder', 'reread', null) }, { data: item(705, 'Document', 'first', 701) }, { data: item(702, 'Document', 'kept', 701, { title: 'As read' }) }, { data: item(703, 'Document', 'swapped', 701) }]
   const dir = writeExport(objects)
+  // Two batches under way at once: the one after the folder's is read while the folder is written, the third once it is.
   const report = await runImport(app, dir, {
     batchObjects: 1,
+    writers: 2,
     afterBatch: written => {
       if (written !== 1) return
       // After the folder's batch (the next one, 'first', is read while it is written): one page's file now says another UID, the other's only another title.
@@ -265,4 +267,34 @@ t.test('an object is read again from its data.json when it is written (the impor
   t.equal((await call('GET', '/reread/kept', undefined, admin)).json().title, 'As written', 'what is written is what the file holds then')
   t.equal((await call('GET', '/reread/swapped', undefined, admin)).statusCode, 404)
   t.equal((await call('DELETE', '/reread', undefined, admin)).statusCode, 204)
+})
+
+t.test('batches written side by side (several writers) keep each folder\'s exported order and leave out what a refused folder held', async t => {
+  for (const [run, writers] of [1, 2, 4].entries()) {
+    const base = 1000 + run * 100
+    const objects: Array<{ data: Record<string, unknown> }> = []
+    const ordering: Record<string, number> = {}
+    for (const [f, name] of ['left', 'refused', 'right'].entries()) {
+      const folder = base + f * 20
+      // The middle folder's title is no text: it is refused, and its children with it (in later batches, written meanwhile).
+      objects.push({ data: item(folder, 'Folder', `${name}-${run}`, null, name === 'refused' ? { title: 42 } : {}) })
+      ordering[uid(folder)] = f
+      // Children whose ids sort against their exported order: the order is the export's, not the ids'.
+      for (let c = 1; c <= 7; c++) {
+        objects.push({ data: item(folder + c, 'Document', `page-${8 - c}`, folder) })
+        ordering[uid(folder + c)] = c - 1
+      }
+    }
+    const before = await count('SELECT count(*) AS n FROM content')
+    const report = await runImport(app, writeExport(objects, { metadata: { ordering } }), { batchObjects: 2, writers })
+    const kinds = Object.fromEntries(report.problems.map(p => [p.kind, p.count]))
+    t.same([report.counts['objects imported'], kinds], [16, { 'invalid object': 1, 'parent not imported': 7 }], `${writers} writer(s): ${JSON.stringify(report)}`)
+    t.equal(await count('SELECT count(*) AS n FROM content'), before + 16)
+    for (const name of ['left', 'right']) {
+      const listed = (await call('GET', `/${name}-${run}`, undefined, admin)).json()
+      t.same(listed.items.map((i: { '@id': string }) => i['@id'].split('/').pop()), ['page-7', 'page-6', 'page-5', 'page-4', 'page-3', 'page-2', 'page-1'], `${writers} writer(s): /${name}-${run} in its exported order`)
+    }
+    t.equal((await call('GET', `/refused-${run}`, undefined, admin)).statusCode, 404)
+    t.equal(await count('SELECT count(*) AS n FROM catalog'), await count('SELECT count(*) AS n FROM content') - 1, 'each written object has its catalogue row')
+  }
 })
