@@ -62,7 +62,8 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
   const { values, positionals } = parsed
   const [op, folder] = positionals
   const maxObjects = Number(values['max-objects'])
-  if (values.help || folder === undefined || !['import', 'export'].includes(op) || !Number.isSafeInteger(maxObjects) || maxObjects < 1 || Number.isNaN(zipMaxBytes(values['max-zip-bytes'])) || Number.isNaN(writers(values.writers))) {
+  const writerCount = writers(values.writers)
+  if (values.help || folder === undefined || !['import', 'export'].includes(op) || !Number.isSafeInteger(maxObjects) || maxObjects < 1 || Number.isNaN(zipMaxBytes(values['max-zip-bytes'])) || Number.isNaN(writerCount)) {
     out.write(`${USAGE}\n`)
     return values.help ? 0 : 2
   }
@@ -99,7 +100,7 @@ export async function main (argv: string[], out: Output = process.stdout, err: O
         writeContext: { tokens: async name => await vocabularies.tokens(name), imageMaxBytes: config.IMAGE_MAX_BYTES, fileMaxBytes: config.UPLOAD_MAX_BYTES },
         progress: progressPrinter('import', err),
         mapping,
-        writers: writers(values.writers)
+        writers: writerCount
       })
     out.write(`${report.lines().join('\n')}\n`)
     return report.toJSON().problems.length > 0 ? 1 : 0

@@ -8,15 +8,15 @@ import type { CheckedWrite } from './validation.js'
 /** One object of a bulk import (`ContentStore.createMany`): built by `newObject`, with its history from creation on, oldest first. */
 export interface NewObject { located: Located, write: CheckedWrite, history: HistoryEntry[] }
 
+/** What a new object stores of a checked write: its values, those it clears (null) left out. */
+export const storedData = (write: CheckedWrite): Record<string, unknown> => Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
+
 /**
  * A new object of `type` in `parent` as a create makes it, not written yet:
  * its fields from the checked write, its id (the explicit one, else from its
  * title), the caller as owner and creator, the workflow's initial state. Its
  * position is taken by the write that creates it (core/content/positions.ts).
  */
-/** What a new object stores of a checked write: its values, those it clears (null) left out. */
-export const storedData = (write: CheckedWrite): Record<string, unknown> => Object.fromEntries(Object.entries(write.values).filter(([, v]) => v !== null))
-
 export function newObject (parent: Located, type: ContentType, write: CheckedWrite, who: Principal, now: Date): Located {
   const data = storedData(write)
   const obj: ContentRow = {

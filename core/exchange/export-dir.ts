@@ -13,6 +13,10 @@ export class ExportFileProblem extends Error {
 /** A path segment an export may name: no climbing, no hidden root, no NUL or separators of another system. */
 const SAFE_SEGMENT = /^[^/\\\0]+$/
 
+const missing = (relative: string): ExportFileProblem => new ExportFileProblem('missing file', relative, 'The file the export names is not in it.')
+const notRegular = (relative: string): ExportFileProblem => new ExportFileProblem('missing file', relative, 'Not a regular file.')
+const linked = (relative: string): ExportFileProblem => new ExportFileProblem('unsafe path', relative, 'A symbolic link: an export holds files, not links to elsewhere.')
+
 /** A file is opened without following a link at its end, and without waiting on a FIFO (fstat refuses it then). */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0)
 
@@ -54,9 +58,8 @@ export class ExportDir {
       path = join(path, segment)
       if (depth === 0 && this.topFolders.has(segment)) continue
       const stat = lstatSync(path, { throwIfNoEntry: false })
-      if (stat === undefined) throw new ExportFileProblem('missing file', relative, 'The file the export names is not in it.')
-      if (stat.isSymbolicLink()) throw new ExportFileProblem('unsafe path', relative, 'A folder on its path is a symbolic link: an export holds files, not links to elsewhere.')
-      if (!stat.isDirectory()) throw new ExportFileProblem('missing file', relative, 'The file the export names is not in it.')
+      if (stat?.isSymbolicLink() === true) throw new ExportFileProblem('unsafe path', relative, 'A folder on its path is a symbolic link: an export holds files, not links to elsewhere.')
+      if (stat?.isDirectory() !== true) throw missing(relative)
       if (depth === 0) this.topFolders.add(segment)
     }
     return join(path, segments.at(-1)!)
@@ -66,9 +69,9 @@ export class ExportDir {
   file (relative: string): { path: string, size: number } {
     const path = this.placed(relative)
     const stat = lstatSync(path, { throwIfNoEntry: false })
-    if (stat === undefined) throw new ExportFileProblem('missing file', relative, 'The file the export names is not in it.')
-    if (stat.isSymbolicLink()) throw new ExportFileProblem('unsafe path', relative, 'A symbolic link: an export holds files, not links to elsewhere.')
-    if (!stat.isFile()) throw new ExportFileProblem('missing file', relative, 'Not a regular file.')
+    if (stat === undefined) throw missing(relative)
+    if (stat.isSymbolicLink()) throw linked(relative)
+    if (!stat.isFile()) throw notRegular(relative)
     return { path, size: stat.size }
   }
 
@@ -79,14 +82,13 @@ export class ExportDir {
     try {
       fd = openSync(path, OPEN_FLAGS)
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new ExportFileProblem('unsafe path', relative, 'A symbolic link: an export holds files, not links to elsewhere.')
-      throw new ExportFileProblem('missing file', relative, 'The file the export names is not in it.')
+      throw (err as NodeJS.ErrnoException).code === 'ELOOP' ? linked(relative) : missing(relative)
     }
     let text: string
     try {
       // What is read is what was opened: the size is the open file's, never more than the bound is read.
       const stat = fstatSync(fd)
-      if (!stat.isFile()) throw new ExportFileProblem('missing file', relative, 'Not a regular file.')
+      if (!stat.isFile()) throw notRegular(relative)
       if (stat.size > maxBytes) throw new ExportFileProblem('file too large', relative, `${stat.size} bytes; at most ${maxBytes} are read.`)
       const buffer = Buffer.alloc(stat.size + 1)
       const bytesRead = readSync(fd, buffer, 0, stat.size + 1, 0)

@@ -132,12 +132,13 @@ function * batches (objects: ExportedObject[], most: number): Generator<Exported
   let imageBytes = 0
   const fits = (count: number, bytes: number): boolean => batch.length + count <= most && imageBytes + bytes <= BATCH_IMAGE_BYTES
   for (const group of siblingGroups(objects, object => object)) {
-    if (batch.length > 0 && !fits(group.length, group.reduce((sum, object) => sum + imageBytesOf(object), 0))) { yield batch; batch = []; imageBytes = 0 }
+    const sizes = group.map(imageBytesOf)
+    if (batch.length > 0 && !fits(group.length, sizes.reduce((sum, bytes) => sum + bytes, 0))) { yield batch; batch = []; imageBytes = 0 }
     // A folder with more children than a batch holds: its batches follow each other.
-    for (const object of group) {
-      if (batch.length > 0 && !fits(1, imageBytesOf(object))) { yield batch; batch = []; imageBytes = 0 }
+    for (const [i, object] of group.entries()) {
+      if (batch.length > 0 && !fits(1, sizes[i])) { yield batch; batch = []; imageBytes = 0 }
       batch.push(object)
-      imageBytes += imageBytesOf(object)
+      imageBytes += sizes[i]
     }
   }
   if (batch.length > 0) yield batch
@@ -170,7 +171,7 @@ async function checkedBatch (batch: ExportedObject[], options: ImportOptions, re
   for (const object of batch) {
     await pacer.pace()
     if (object.parentUid !== null && left.has(object.parentUid)) continue
-    const content = await object.load()
+    const content = object.load()
     if (content === null) {
       left.add(object.uid)
       read.report.problem('changed while imported', object.source, 'Its data.json is gone or holds another object than when the import began.')

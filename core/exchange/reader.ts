@@ -50,7 +50,7 @@ export interface ExportedObject {
   /** The data file it came from, for reports. */
   source: string
   /** Its content, read and checked again (null: its data.json changed since it was read first). */
-  load: () => Promise<ExportedContent | null>
+  load: () => ExportedContent | null
 }
 
 /** The exported site root's own fields (its blocks: Volto's home page) and the local roles granted on it. */
@@ -100,16 +100,17 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
     report.problem('unreadable export', path, (err as Error).message)
     return { objects: [], root: null, principals: null, redirects: {}, sitePath: '', report }
   }
-  // A file the export may leave out (principals.json, …) is null when it does; one it names (a data.json) is reported missing.
-  const optional = (file: string, maxBytes = limits.jsonMaxBytes, named = false): unknown => {
+  // The JSON of a file, or null with the problem reported; a file the export may leave out (principals.json, …) is null when it does.
+  const json = (file: string, { maxBytes = limits.jsonMaxBytes, optional = false } = {}): unknown => {
     try {
       return dir.json(file, maxBytes)
     } catch (err) {
       if (!(err instanceof ExportFileProblem)) throw err
-      if (err.kind !== 'missing file' || named) report.problem(err.kind, err.file, err.message)
+      if (err.kind !== 'missing file' || !optional) report.problem(err.kind, err.file, err.message)
       return null
     }
   }
+  const optional = (file: string, maxBytes?: number): unknown => json(file, { maxBytes, optional: true })
   // The metadata names every object (its data file, place, roles): its bound grows with the objects an import may hold.
   const metadata = optional('content/__metadata__.json', Math.max(limits.jsonMaxBytes, limits.maxObjects * METADATA_BYTES_PER_OBJECT))
   const meta = isObject(metadata) ? metadata : {}
@@ -134,16 +135,16 @@ export async function readExport (path: string, types: ContentTypeRegistry, limi
   const pacer = new Pacer()
   for (const file of [...dataFiles].sort()) {
     await pacer.pace()
-    const data = optional(`content/${file}`, limits.jsonMaxBytes, true)
+    const data = json(`content/${file}`)
     if (data === null) continue
     if (!isObject(data)) { report.problem('malformed object', file, 'A data.json holds one JSON object.'); continue }
     if (data['@type'] === PLONE_SITE) {
       rootUid = typeof data.UID === 'string' ? data.UID : rootUid
       sitePath = typeof data['@id'] === 'string' ? pathOf(data['@id']) : sitePath
-      root = await checkedRoot(file, data, context)
+      root = checkedRoot(file, data, context)
       continue
     }
-    const object = await checkedObject(file, data, context)
+    const object = checkedObject(file, data, context)
     if (object === null) continue
     if (byUid.has(object.uid)) { report.problem('duplicate UID', file, `The UID ${object.uid} is also ${byUid.get(object.uid)!.source}'s.`); continue }
     byUid.set(object.uid, withoutContent(object, context))
@@ -202,7 +203,7 @@ function pathOf (id: string): string {
 interface CheckContext { types: ContentTypeRegistry, dir: ExportDir, report: ExchangeReport, limits: ReadLimits, ordering: Record<string, unknown>, localRoles: Record<string, unknown>, mapping: ImportMapping, discussed: Map<string, number> }
 
 /** One data.json as an object to write, or null (and the report says why). */
-async function checkedObject (file: string, data: Record<string, unknown>, context: CheckContext): Promise<(Omit<ExportedObject, 'load'> & ExportedContent & { position: number }) | null> {
+function checkedObject (file: string, data: Record<string, unknown>, context: CheckContext): (Omit<ExportedObject, 'load'> & ExportedContent & { position: number }) | null {
   const { types, report, ordering, localRoles, mapping } = context
   const typeName = data['@type']
   const mapped = typeof typeName === 'string' ? mappedType(mapping, typeName) : undefined
@@ -224,7 +225,7 @@ async function checkedObject (file: string, data: Record<string, unknown>, conte
   const modified = date(data.modified) ?? created
   if (created === null || modified === null) { report.problem('bad date', file, 'created and modified must be ISO 8601 dates (years 1 to 9999).'); return null }
 
-  const read = await fieldsOf(type, file, data, context)
+  const read = fieldsOf(type, file, data, context)
   if (read === null) return null
   const { fields, blobs } = read
   const versions = readVersions(data, file, report, version => fieldValues(type, file, version, context, 'version').fields, date)
@@ -268,7 +269,7 @@ function withoutContent (object: Omit<ExportedObject, 'load'> & ExportedContent 
   const { fields, history, versions, ...kept } = object
   // The closure holds the names only: the content read first is the collector's.
   const { source, uid, type } = object
-  const load = async (): Promise<ExportedContent | null> => {
+  const load = (): ExportedContent | null => {
     let again: unknown
     try {
       again = context.dir.json(`content/${source}`, context.limits.jsonMaxBytes)
@@ -276,7 +277,7 @@ function withoutContent (object: Omit<ExportedObject, 'load'> & ExportedContent 
       if (err instanceof ExportFileProblem) return null
       throw err
     }
-    const checked = isObject(again) ? await checkedObject(source, again, { ...context, report: new ExchangeReport() }) : null
+    const checked = isObject(again) ? checkedObject(source, again, { ...context, report: new ExchangeReport() }) : null
     if (checked === null || checked.uid !== uid || checked.type !== type) return null
     return { fields: checked.fields, history: checked.history, versions: checked.versions }
   }
@@ -288,9 +289,9 @@ function withoutContent (object: Omit<ExportedObject, 'load'> & ExportedContent 
  * description, blocks), checked as an object's are, and the local roles
  * granted on it (its Owner stays the service's). Null when a field is unreadable.
  */
-async function checkedRoot (file: string, data: Record<string, unknown>, context: CheckContext): Promise<ExportedRoot | null> {
+function checkedRoot (file: string, data: Record<string, unknown>, context: CheckContext): ExportedRoot | null {
   const type = context.types.siteRoot
-  const read = await fieldsOf(type, file, data, context)
+  const read = fieldsOf(type, file, data, context)
   if (read === null) return null
   const roles = { ...rolesOf(context.localRoles, SITE_ROOT_UID), ...rolesOf(context.localRoles, String(data.UID)) }
   return { type, fields: read.fields, localRoles: ownerAndRoles(isObject(roles.local_roles) ? roles.local_roles : {}).granted, source: file }
@@ -308,11 +309,11 @@ const isEmpty = (value: unknown): boolean => value === '' || (Array.isArray(valu
  * checked on disk; what the type has no field for is reported. Null when a
  * blob is missing or wrong: the object is left out.
  */
-async function fieldsOf (type: ContentType, file: string, data: Record<string, unknown>, context: CheckContext): Promise<{ fields: Record<string, unknown>, blobs: ExportedBlob[] } | null> {
+function fieldsOf (type: ContentType, file: string, data: Record<string, unknown>, context: CheckContext): { fields: Record<string, unknown>, blobs: ExportedBlob[] } | null {
   const { fields, binaries } = fieldValues(type, file, data, context, 'object')
   const blobs: ExportedBlob[] = []
   for (const { field, kind, value } of binaries) {
-    const blob = await checkedBlob(field, kind, value, context.dir, context.limits, context.report, file)
+    const blob = checkedBlob(field, kind, value, context.dir, context.limits, context.report, file)
     if (blob === null) return null
     blobs.push(blob)
   }
@@ -365,7 +366,7 @@ export function typeNamed (types: ContentTypeRegistry, name: string): ContentTyp
 }
 
 /** An image or file field's blob, checked on disk: inside the export, a regular file, as long as the export says, within the service's limit. */
-async function checkedBlob (field: string, kind: 'image' | 'file', value: unknown, dir: ExportDir, limits: ReadLimits, report: ExchangeReport, file: string): Promise<ExportedBlob | null> {
+function checkedBlob (field: string, kind: 'image' | 'file', value: unknown, dir: ExportDir, limits: ReadLimits, report: ExchangeReport, file: string): ExportedBlob | null {
   if (!isObject(value) || typeof value.blob_path !== 'string') { report.problem('bad blob', file, `${field} names no blob_path.`); return null }
   try {
     const { path, size } = dir.file(`content/${value.blob_path}`)
